@@ -1,0 +1,350 @@
+"""Extract signals (for the classifier) and facts (for the report) from each tool's typed result.
+
+Pure functions: given the same tool results they return the same signals in the same order.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from pydantic import BaseModel
+
+from agent.signals import Kind, Signal, exit_code_kinds, kinds_from_reason_message, scrub, signal_name
+from tools.quantity import fmt_bytes, parse_bytes
+from tools.runai import History, HistoryRecord, MetricSeries, Pod, SubmittedSpec, WorkloadStatus, parse_time
+
+S_STATUS, S_SPEC, S_PODS, S_HISTORY, S_METRICS = ("get_workload_status", "get_workload_spec", "get_workload_pods",
+                                                  "get_workload_history", "get_workload_metrics")
+
+TERMINAL_FAILURE_PHASES = {"failed", "crashed", "stopped", "error"}
+
+
+def _q(text: str | None, limit: int = 300) -> str:
+    t = " ".join((text or "").split())
+    return t if len(t) <= limit else t[: limit - 1] + "…"
+
+
+def names_of(status: WorkloadStatus | None, pods: list[Pod] | None = None, extra: Iterable[str] = ()) -> list[str]:
+    out: list[str] = list(extra)
+    if status:
+        w = status.workload
+        out += [w.name, w.projectName or "", w.namespace or ""]
+    for p in pods or []:
+        out.append(p.name)
+        out += [c.get("name", "") for c in p.containers if isinstance(c, dict)]
+    return [n for n in out if n]
+
+
+def _mk(kind_tuples, *, source: str, text: str, at: str | None, obj: str | None, origin: str) -> list[Signal]:
+    return [Signal(kind=k, detail=d, exit_code=code, source=source, text=text, at=at, obj=obj, origin=origin)
+            for k, d, code in kind_tuples]
+
+
+# ------------------------------------------------------------------------------------------------ status
+def status_signals(st: WorkloadStatus, names: list[str]) -> list[Signal]:
+    w = st.workload
+    sigs: list[Signal] = []
+    if w.phaseReason or w.phaseMessage:
+        text = f"Phase: {w.phase}; phaseReason: {w.phaseReason or 'none'}; phaseMessage: \"{_q(w.phaseMessage)}\""
+        sigs += _mk(kinds_from_reason_message(w.phaseReason, w.phaseMessage, names), source=S_STATUS, text=text,
+                    at=w.phaseUpdatedAt, obj=w.name, origin="status")
+    if w.k8sPhase:
+        sigs += _mk(_k8s_phase_kinds(w.k8sPhase), source=S_STATUS, text=f"Workload k8sPhase: {w.k8sPhase}",
+                    at=w.phaseUpdatedAt, obj=w.name, origin="status")
+    for c in w.conditions:
+        if not (c.reason or c.message):
+            continue
+        if (c.status or "").lower() == "true" and (c.type or "").lower() in {"ready", "available", "running",
+                                                                             "initialized", "podscheduled"}:
+            continue  # a healthy condition carries no failure signal
+        text = (f"Condition {c.type}={c.status}; reason: {c.reason or 'none'}; message: \"{_q(c.message)}\"")
+        sigs += _mk(kinds_from_reason_message(c.reason, c.message, names), source=S_STATUS, text=text,
+                    at=c.lastTransitionTime, obj=w.name, origin="status")
+    for e in st.events or []:
+        sigs += event_signals(e.reason, e.message, e.createdAt,
+                              e.involvedObject.name if e.involvedObject else None, names, S_STATUS, "status",
+                              event_type=e.type)
+    pend = getattr(w, "pendingSchedulingMessages", None)
+    if isinstance(pend, list):
+        for m in pend:
+            if isinstance(m, dict) and (m.get("reason") or m.get("userMessage")):
+                text = (f"Pending scheduling message: nodePool {m.get('nodePool') or 'n/a'}; reason: "
+                        f"{m.get('reason') or 'none'}; \"{_q(m.get('userMessage'))}\"")
+                sigs.append(Signal(kind=Kind.SCHEDULING_WAIT, source=S_STATUS, text=text, obj=w.name,
+                                   origin="status"))
+    return sigs
+
+
+def event_signals(reason, message, at, obj, names, source, origin, event_type=None) -> list[Signal]:
+    kinds = kinds_from_reason_message(reason, message, names)
+    if not kinds:
+        return []
+    typ = f"{event_type} " if event_type else ""
+    text = f"{typ}event reason: {reason or 'none'}; message: \"{_q(message)}\""
+    text = text[0].upper() + text[1:]
+    return _mk(kinds, source=source, text=text, at=at, obj=obj, origin=origin)
+
+
+def _k8s_phase_kinds(k8s_phase: str):
+    p = k8s_phase.strip()
+    pl = p.lower()
+    if pl == "oomkilled":
+        return [(Kind.OOM, None, 137)]
+    if pl in {"imagepullbackoff", "errimagepull", "invalidimagename"}:
+        return [(Kind.IMAGE_PULL, "unspecified", None)]
+    if pl.startswith("init:") and pl not in {"init:0/1"}:
+        return [(Kind.INIT_FAILED, None, None)] if ("error" in pl or "crash" in pl or "exitcode" in pl) else []
+    if pl == "crashloopbackoff":
+        return [(Kind.CRASH_LOOP, None, None)]
+    if pl in {"error", "failed"}:
+        return [(Kind.POD_ERROR, None, None)]
+    if pl == "evicted" or pl == "nodelost":
+        return [(Kind.NODE_FAILURE, pl, None)]
+    if pl in {"createcontainerconfigerror"}:
+        return [(Kind.POD_ERROR, None, None)]
+    return []
+
+
+# ------------------------------------------------------------------------------------------------ pods
+def pod_signals(pods: list[Pod]) -> list[Signal]:
+    sigs: list[Signal] = []
+    for p in pods:
+        if not p.k8sPhase:
+            continue
+        lim = _mem(p.requestedResources, "limit")
+        extra = f"; memory limit: {fmt_bytes(lim)}" if lim is not None else ""
+        node = f"; node: {p.nodeName}" if p.nodeName else ""
+        text = f"Pod {p.name} k8sPhase: {p.k8sPhase}{extra}{node}"
+        sigs += _mk(_k8s_phase_kinds(p.k8sPhase), source=S_PODS, text=text, at=p.completedAt, obj=p.name,
+                    origin="pods")
+    return sigs
+
+
+def _mem(resources: Any, which: str) -> float | None:
+    if not isinstance(resources, dict):
+        return None
+    cm = resources.get("cpuMemory")
+    if isinstance(cm, dict):
+        return parse_bytes(cm.get(which))
+    return None
+
+
+# ------------------------------------------------------------------------------------------------ history
+class HistoryItem(BaseModel):
+    at: str | None
+    is_phase_update: bool
+    phase: str | None = None
+    signals: list[Signal]
+
+
+def history_items(h: History, names: list[str]) -> list[HistoryItem]:
+    """History records → items in ascending time order (records arrive newest first)."""
+    items: list[HistoryItem] = []
+    for rec in reversed(h.records):
+        items.append(_history_item(rec, names))
+    items.sort(key=lambda i: (parse_time(i.at).timestamp() if parse_time(i.at) else 0.0))
+    return items
+
+
+def _history_item(rec: HistoryRecord, names: list[str]) -> HistoryItem:
+    if rec.phase_update is not None:
+        pu = rec.phase_update
+        text = f"Phase update at {rec.at}: {pu.phase}; phaseMessage: \"{_q(pu.phaseMessage)}\""
+        sigs = _mk(kinds_from_reason_message(None, pu.phaseMessage, names), source=S_HISTORY, text=text,
+                   at=rec.at, obj=None, origin="history")
+        return HistoryItem(at=rec.at, is_phase_update=True, phase=pu.phase, signals=sigs)
+    e = rec.event
+    sigs = []
+    if e is not None:
+        obj = e.involvedObject.name if e.involvedObject else None
+        sigs = event_signals(e.reason, e.message, rec.at, obj, names, S_HISTORY, "history", event_type=e.type)
+        for s in sigs:
+            s.text = f"{s.text} at {rec.at}"
+    return HistoryItem(at=rec.at, is_phase_update=False, signals=sigs)
+
+
+# ------------------------------------------------------------------------------------------------ spec facts
+class MemoryFact(BaseModel):
+    source: str
+    request: float | None
+    limit: float | None
+    where: str  # e.g. "Submitted", "Pod x"
+
+
+def spec_memory(spec: SubmittedSpec | None) -> MemoryFact | None:
+    if spec is None:
+        return None
+    s = spec.body.get("spec") if isinstance(spec.body.get("spec"), dict) else {}
+    comp = s.get("compute") if isinstance(s.get("compute"), dict) else {}
+    req, lim = parse_bytes(comp.get("cpuMemoryRequest")), parse_bytes(comp.get("cpuMemoryLimit"))
+    if req is None and lim is None:
+        return None
+    return MemoryFact(source=S_SPEC, request=req, limit=lim, where="Submitted")
+
+
+def status_memory(st: WorkloadStatus | None) -> MemoryFact | None:
+    if st is None:
+        return None
+    pr = st.workload.podsRequestedResources
+    req, lim = _mem(pr, "request"), _mem(pr, "limit")
+    if req is None and lim is None:
+        return None
+    return MemoryFact(source=S_STATUS, request=req, limit=lim, where="Pods requested")
+
+
+def pods_memory(pods: list[Pod] | None) -> list[MemoryFact]:
+    out = []
+    for p in pods or []:
+        req, lim = _mem(p.requestedResources, "request"), _mem(p.requestedResources, "limit")
+        if req is not None or lim is not None:
+            out.append(MemoryFact(source=S_PODS, request=req, limit=lim, where=f"Pod {p.name}"))
+    return out
+
+
+def spec_context(spec: SubmittedSpec | None) -> list[tuple[str, str]]:
+    """Configuration lines that corroborate (never decide) the verdict."""
+    if spec is None:
+        return []
+    s = spec.body.get("spec") if isinstance(spec.body.get("spec"), dict) else {}
+    lines = []
+    if s.get("image"):
+        lines.append(f"Submitted image: {s.get('image')}")
+    if s.get("restartPolicy"):
+        lines.append(f"Restart policy: {s.get('restartPolicy')}"
+                     + (f"; backoffLimit: {s.get('backoffLimit')}" if s.get("backoffLimit") is not None else ""))
+    st = s.get("storage") if isinstance(s.get("storage"), dict) else {}
+    mounts = []
+    for kind in ("pvc", "nfs", "s3", "git", "hostPath", "secretVolume", "configMapVolume", "dataVolume"):
+        for m in st.get(kind) or []:
+            if isinstance(m, dict):
+                ident = m.get("claimName") or m.get("name") or m.get("secret") or m.get("configMap") or \
+                    m.get("bucket") or m.get("repository") or m.get("server") or "unnamed"
+                path = m.get("path") or m.get("mountPath") or ""
+                mounts.append(f"{kind} {ident}{' at ' + path if path else ''}")
+    if mounts:
+        lines.append("Submitted mounts: " + ", ".join(mounts))
+    return [(S_SPEC, ln) for ln in lines]
+
+
+def spec_restart_policy(spec: SubmittedSpec | None) -> str | None:
+    if spec is None:
+        return None
+    s = spec.body.get("spec") if isinstance(spec.body.get("spec"), dict) else {}
+    rp = s.get("restartPolicy")
+    return rp if isinstance(rp, str) else None
+
+
+# ------------------------------------------------------------------------------------------------ metrics
+class MetricsFact(BaseModel):
+    peak_usage: float | None = None
+    peak_at: str | None = None
+    usage_samples: int = 0
+    limit_max: float | None = None
+    request_max: float | None = None
+    unparsable: int = 0
+
+
+def metrics_fact(series: list[MetricSeries] | None) -> MetricsFact | None:
+    if series is None:
+        return None
+    f = MetricsFact()
+    for s in series:
+        f.unparsable += s.unparsable
+        if not s.samples:
+            continue
+        top = max(s.samples, key=lambda x: x.value)
+        if s.type == "CPU_MEMORY_USAGE_BYTES":
+            f.usage_samples += len(s.samples)
+            if f.peak_usage is None or top.value > f.peak_usage:
+                f.peak_usage, f.peak_at = top.value, top.timestamp
+        elif s.type == "CPU_MEMORY_LIMIT_BYTES":
+            f.limit_max = max(f.limit_max or 0.0, top.value)
+        elif s.type == "CPU_MEMORY_REQUEST_BYTES":
+            f.request_max = max(f.request_max or 0.0, top.value)
+    return f
+
+
+# ------------------------------------------------------------------------------------------------ Tier 2
+def kube_pod_signals(pod: Any, source: str, names: list[str]) -> list[Signal]:
+    """Signals from ``tools.kube.PodFacts`` (container states, exit codes, pod reason)."""
+    sigs: list[Signal] = []
+    for c in list(getattr(pod, "init_containers", []) or []) + list(getattr(pod, "containers", []) or []):
+        is_init = bool(getattr(c, "is_init", False))
+        label = f"{'Init container' if is_init else 'Container'} {c.name} (pod {pod.name})"
+        for prefix, reason, code, when in (
+            ("state terminated", c.terminated_reason, c.exit_code, c.finished_at),
+            ("last state terminated", c.last_terminated_reason, c.last_exit_code, c.last_finished_at),
+        ):
+            if reason is None and code is None:
+                continue
+            oom = (reason or "").lower() == "oomkilled"
+            kinds = [(Kind.OOM, None, code)] if oom else []
+            if code is not None:
+                kinds += exit_code_kinds(code, is_init=is_init, oom=oom)
+            if not kinds and (reason or "").lower() in {"containercannotrun", "startError".lower()}:
+                kinds.append((Kind.INIT_FAILED if is_init else Kind.APP_EXIT, reason, code))
+            sig = f" ({signal_name(code)})" if code is not None and signal_name(code) else ""
+            text = (f"{label} {prefix}: reason {reason or 'none'}, exit code "
+                    f"{code if code is not None else 'not reported'}{sig}; restarts: {c.restart_count}")
+            sigs += _mk(kinds, source=source, text=text, at=when, obj=c.name, origin="kube")
+        if c.waiting_reason:
+            kinds = kinds_from_reason_message(c.waiting_reason, c.waiting_message, names)
+            if is_init:
+                kinds = [(Kind.INIT_FAILED, None, None) if k == Kind.CRASH_LOOP else (k, d, e) for k, d, e in kinds]
+            text = f"{label} waiting: reason {c.waiting_reason}; message: \"{_q(c.waiting_message)}\"; " \
+                   f"restarts: {c.restart_count}"
+            sigs += _mk(kinds, source=source, text=text, at=None, obj=c.name, origin="kube")
+    reason = getattr(pod, "reason", None)
+    if reason:
+        kinds = kinds_from_reason_message(reason, getattr(pod, "message", None), names)
+        text = f"Pod {pod.name} status reason: {reason}; message: \"{_q(getattr(pod, 'message', None))}\""
+        sigs += _mk(kinds, source=source, text=text, at=None, obj=pod.name, origin="kube")
+    for cond in getattr(pod, "conditions", []) or []:
+        if (getattr(cond, "type", "") or "") == "DisruptionTarget" and (getattr(cond, "status", "") == "True"):
+            kinds = kinds_from_reason_message(cond.reason, cond.message, names)
+            text = f"Pod {pod.name} condition DisruptionTarget: reason {cond.reason}; message: \"{_q(cond.message)}\""
+            sigs += _mk(kinds, source=source, text=text, at=None, obj=pod.name, origin="kube")
+    return sigs
+
+
+def kube_event_signals(events: list[Any], source: str, names: list[str]) -> list[Signal]:
+    sigs: list[Signal] = []
+    for e in events:
+        count = f" (x{e.count})" if getattr(e, "count", None) and e.count > 1 else ""
+        for s in event_signals(e.reason, e.message, e.last_timestamp or e.first_timestamp, e.involved_name, names,
+                               source, "kube", event_type=e.type):
+            s.text += count
+            sigs.append(s)
+    return sigs
+
+
+def kube_node_signals(node: Any, source: str) -> list[Signal]:
+    sigs: list[Signal] = []
+    for c in getattr(node, "conditions", []) or []:
+        if c.type == "Ready" and c.status in ("False", "Unknown"):
+            text = (f"Node {node.name} condition Ready={c.status}; reason: {c.reason or 'none'}; message: "
+                    f"\"{_q(c.message)}\"; since {c.last_transition_time or 'unknown'}")
+            sigs.append(Signal(kind=Kind.NODE_FAILURE, detail="NotReady", source=source, text=text,
+                               at=c.last_transition_time, obj=node.name, origin="kube"))
+    for t in getattr(node, "taints", []) or []:
+        if t.key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"):
+            text = f"Node {node.name} taint {t.key}:{t.effect}"
+            sigs.append(Signal(kind=Kind.NODE_FAILURE, detail="taint", source=source, text=text, obj=node.name,
+                               origin="kube"))
+    return sigs
+
+
+def last_error_line(lines: list[str]) -> str | None:
+    """The failing log line to quote for CRASH_APP_ERROR: the last exception/error line, chosen deterministically."""
+    import re
+
+    rx = re.compile(r"(?:^|\b)(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b(?::|$)|Traceback \(most recent|"
+                    r"\bFATAL\b|\bERROR\b|\berror:|\bpanic:|\bSegmentation fault\b|\bcommand not found\b|"
+                    r"\bCUDA error\b|\bKilled\b|\bAborted\b|No such file or directory)")
+    for ln in reversed(lines):
+        s = ln.strip()
+        if s and rx.search(s) and not s.startswith("Traceback (most recent"):
+            return s[:400]
+    for ln in reversed(lines):
+        if ln.strip():
+            return None
+    return None

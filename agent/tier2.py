@@ -1,0 +1,126 @@
+"""Step 4, Tier 2: read-only Kubernetes evidence (kubectl describe pod / logs --previous / get events /
+describe node) through ``tools.kube.KubeReader``.
+
+Namespace: ``runai-<project>`` by default; when that namespace is absent, the workload's reported ``namespace``
+is tried; if neither exists the limitation is stated and no guess is made.
+"""
+from __future__ import annotations
+
+from agent import evidence as ev
+from agent.classifier import Verdict, classify
+from agent.config import Configuration
+from agent.signals import Kind
+from agent.state import KubeEvidence, State
+
+
+def collect(kube, cfg: Configuration, state: State, prelim: Verdict) -> KubeEvidence:
+    from tools.kube import KubeError
+
+    out = KubeEvidence(used=True)
+    st = state.status.data
+    w = st.workload
+    pods = state.pods.data if state.pods and state.pods.ok else []
+    names = ev.names_of(st, pods)
+    try:
+        ns = _resolve_namespace(kube, w, out)
+        if ns is None:
+            return out
+        out.namespace = ns
+        pod_names = sorted(p.name for p in pods)
+        facts = []
+        if not pod_names:
+            found = kube.find_pods(ns, w.name)
+            out.calls.append(f"kubectl get pods -n {ns} (workload {w.name})")
+            facts = sorted(found, key=lambda p: p.name)[: cfg.max_tier2_pods]
+            if not facts:
+                out.limitations.append(f"No pods of workload {w.name} were found in namespace {ns} (Tier 2).")
+        else:
+            for name in pod_names[: cfg.max_tier2_pods]:
+                try:
+                    facts.append(kube.get_pod(ns, name))
+                except KubeError as e:
+                    if e.kind != "not_found":
+                        raise
+                    out.limitations.append(f"Pod {name} no longer exists in namespace {ns}: kubectl describe pod "
+                                           "evidence is missing for it.")
+        for pf in facts:
+            _collect_pod(kube, cfg, pf, ns, names, out)
+        all_sigs = list(state.signals) + out.signals
+        if any(s.kind == Kind.NODE_FAILURE for s in all_sigs) or classify(all_sigs).unresolved_137:
+            for node in sorted({pf.node_name for pf in facts if pf.node_name}):
+                try:
+                    nf = kube.get_node(node)
+                except KubeError as e:
+                    out.limitations.append(f"kubectl describe node {node} failed: {e.kind}: {e.message}")
+                    continue
+                out.calls.append(nf.source)
+                out.signals += ev.kube_node_signals(nf, nf.source)
+                if nf.ready is True:
+                    out.lines.append((nf.source, f"Node {nf.name} is Ready now"
+                                      + (f"; allocatable GPUs: {nf.allocatable_gpus}" if nf.allocatable_gpus
+                                         is not None else "")))
+                out.injections += list(getattr(nf, "injections", []) or [])
+    except KubeError as e:
+        out.limitations.append(f"Tier 2 Kubernetes evidence unavailable ({e.kind}): {e.message}. Tier 1 evidence "
+                               "only; no more specific category is inferred.")
+    return out
+
+
+def _resolve_namespace(kube, w, out: KubeEvidence) -> str | None:
+    tried = []
+    for ns in ([f"runai-{w.projectName}"] if w.projectName else []) + ([w.namespace] if w.namespace else []):
+        if ns in tried:
+            continue
+        tried.append(ns)
+        out.calls.append(f"kubectl get namespace {ns}")
+        if kube.namespace_exists(ns):
+            if len(tried) > 1:
+                out.lines.append(("kubectl get namespace", f"Namespace runai-{w.projectName} does not exist; used "
+                                  f"the workload's namespace {ns}"))
+            return ns
+    out.limitations.append("The workload's Kubernetes namespace could not be resolved (tried: "
+                           + (", ".join(tried) or "none") + "); Tier 2 evidence was not collected.")
+    return None
+
+
+def _collect_pod(kube, cfg: Configuration, pf, ns: str, names: list[str], out: KubeEvidence) -> None:
+    out.calls.append(pf.source)
+    out.injections += list(getattr(pf, "injections", []) or [])
+    psigs = ev.kube_pod_signals(pf, pf.source, names)
+    out.signals += psigs
+    events = kube.pod_events(ns, pf.name)
+    src_events = f"kubectl get events -n {ns} --field-selector involvedObject.name={pf.name}"
+    out.calls.append(src_events)
+    out.signals += ev.kube_event_signals(events, src_events, names)
+    for e in events:
+        out.injections += list(getattr(e, "injections", []) or [])
+    # previous logs of the containers that crashed (never more than the configured bound)
+    crashed = []
+    for c in list(pf.init_containers or []) + list(pf.containers or []):
+        code = c.last_exit_code if c.last_exit_code is not None else c.exit_code
+        reason = (c.last_terminated_reason or c.terminated_reason or "").lower()
+        if (code not in (None, 0) and reason != "oomkilled" and code not in (137, 143)) or \
+                (c.waiting_reason or "") == "CrashLoopBackOff":
+            crashed.append(c)
+    for c in crashed[:2]:
+        previous = c.last_exit_code is not None or c.state != "terminated"
+        try:
+            log = kube.previous_log(ns, pf.name, c.name, tail_lines=cfg.log_tail_lines,
+                                    limit_bytes=cfg.log_limit_bytes, previous=previous)
+        except Exception as e:  # KubeError or a missing previous container: a limitation, not a crash
+            out.limitations.append(f"kubectl logs {pf.name} -n {ns} -c {c.name}{' --previous' if previous else ''} "
+                                   f"failed: {getattr(e, 'message', e)}")
+            continue
+        out.calls.append(log.source)
+        out.injections += list(getattr(log, "injections", []) or [])
+        line = ev.last_error_line(log.lines)
+        trunc = f" (read {log.bytes_read} bytes, truncated to the last lines)" if log.truncated else ""
+        if line:
+            if out.log_line is None:
+                out.log_line, out.log_source = line, log.source
+            out.lines.append((log.source, f"Failing log line of {c.name}: \"{line}\"{trunc}"))
+        elif log.lines:
+            out.lines.append((log.source, f"Previous log of {c.name}: no error line in the last {len(log.lines)} "
+                                          f"lines{trunc}"))
+        else:
+            out.lines.append((log.source, f"Previous log of {c.name} is empty"))

@@ -1,0 +1,81 @@
+"""Scenarios: a directory with ``world.json`` (the simulator's state), ``case.json`` (the CLI arguments and the
+expected verdict) and, once recorded, ``cassette.yaml`` (the real HTTP exchanges, replayed with vcrpy).
+
+To add a scenario: create ``evals/scenarios/<suite>/<name>/world.json`` and ``case.json`` and run
+``workload-diagnose eval --record <suite>/<name>`` (records from the simulator). The verdict must follow from
+the evidence in the world; names stay neutral.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+ROOT = Path(__file__).resolve().parent / "scenarios"
+REPLAY_URL = "http://runai-simulator.local"
+
+
+class Expected(BaseModel):
+    outcome: str
+    category: str | None = None
+    route: str | None = None
+
+
+class CaseArgs(BaseModel):
+    cluster_id: str | None = None
+    workload_id: str | None = None
+    workload_name: str | None = None
+    project: str | None = None
+    intent: str = "terminal"
+    lookback: str = "7d"
+    now: str
+
+
+class Scenario(BaseModel):
+    id: str
+    path: Path
+    description: str = ""
+    args: CaseArgs
+    expected: Expected
+    tier2: bool = False
+    tags: list[str] = Field(default_factory=list)
+
+    @property
+    def world(self) -> Path:
+        return self.path / "world.json"
+
+    @property
+    def cassette(self) -> Path:
+        return self.path / "cassette.yaml"
+
+    def cli_args(self) -> list[str]:
+        a = self.args
+        out = []
+        for flag, val in (("--cluster-id", a.cluster_id), ("--workload-id", a.workload_id),
+                          ("--workload-name", a.workload_name), ("--project", a.project)):
+            if val:
+                out += [flag, val]
+        out += ["--intent", a.intent, "--lookback", a.lookback, "--now", a.now]
+        return out
+
+
+def load_scenario(ref: str | Path) -> Scenario:
+    p = Path(ref)
+    if not p.is_dir():
+        p = ROOT / str(ref)
+    if not p.is_dir():
+        raise FileNotFoundError(f"no scenario {ref!r} (looked in {ROOT})")
+    case = json.loads((p / "case.json").read_text())
+    sid = str(p.resolve().relative_to(ROOT)) if p.resolve().is_relative_to(ROOT) else p.name
+    return Scenario(id=sid, path=p, **case)
+
+
+def all_scenarios(suites: list[str] | None = None) -> list[Scenario]:
+    out = []
+    for case in sorted(ROOT.rglob("case.json")):
+        sc = load_scenario(case.parent)
+        if suites and not any(sc.id == s or sc.id.startswith(s.rstrip("/") + "/") for s in suites):
+            continue
+        out.append(sc)
+    return out

@@ -1,0 +1,1 @@
+"""Tier-2 Kubernetes evidence tests (real kube-apiserver)."""

@@ -1,0 +1,105 @@
+"""The deterministic classifier: precedence, 137 handling, name scrubbing, never from phase/spec alone."""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from agent.categories import CATEGORIES, NAMES
+from agent.classifier import classify
+from agent.signals import Kind, Signal, image_pull_class, kinds_from_reason_message
+
+
+def sig(kind, **kw):
+    return Signal(kind=kind, source="test", text=kind.value, **kw)
+
+
+ORDER = [(Kind.OOM, "OOM_KILLED"), (Kind.IMAGE_PULL, "IMAGE_PULL_FAILED"), (Kind.INIT_FAILED, "INIT_FAILED"),
+         (Kind.MOUNT_FAILED, "DATASOURCE_MOUNT_FAILED"), (Kind.APP_EXIT, "CRASH_APP_ERROR"),
+         (Kind.NODE_FAILURE, "NODE_FAILURE"), (Kind.POLICY_STOP, "SCHEDULING_POLICY_TERMINATED")]
+
+
+def test_eight_categories_in_skill_order():
+    assert NAMES == ["OOM_KILLED", "IMAGE_PULL_FAILED", "INIT_FAILED", "DATASOURCE_MOUNT_FAILED", "CRASH_APP_ERROR",
+                     "NODE_FAILURE", "SCHEDULING_POLICY_TERMINATED", "UNKNOWN"]
+    assert CATEGORIES[-1].kinds == frozenset()
+
+
+@pytest.mark.parametrize("i,j", [(i, j) for i, j in itertools.combinations(range(len(ORDER)), 2)])
+def test_precedence_every_pair(i, j):
+    (hi, hi_cat), (lo, _) = ORDER[i], ORDER[j]
+    assert classify([sig(lo), sig(hi)]).category == hi_cat
+    assert classify([sig(hi), sig(lo)]).category == hi_cat
+
+
+@pytest.mark.parametrize("kind,cat", ORDER)
+def test_each_signal_alone(kind, cat):
+    assert classify([sig(kind)]).category == cat
+
+
+def test_no_signal_is_unknown():
+    assert classify([]).category == "UNKNOWN"
+    for k in (Kind.CRASH_LOOP, Kind.POD_ERROR, Kind.SCHEDULING_WAIT, Kind.SIGTERM):
+        assert classify([sig(k)]).category == "UNKNOWN"
+
+
+def test_exit_137_without_oom_stays_unresolved():
+    v = classify([sig(Kind.EXIT_137, exit_code=137)])
+    assert v.category == "UNKNOWN" and v.unresolved_137
+    assert classify([sig(Kind.EXIT_137), sig(Kind.NODE_FAILURE)]).category == "NODE_FAILURE"
+    assert classify([sig(Kind.EXIT_137), sig(Kind.POLICY_STOP)]).category == "SCHEDULING_POLICY_TERMINATED"
+    assert classify([sig(Kind.EXIT_137), sig(Kind.OOM)]).category == "OOM_KILLED"
+
+
+def test_node_failure_not_with_preemption():
+    assert classify([sig(Kind.NODE_FAILURE), sig(Kind.PREEMPTED)]).category == "UNKNOWN"
+
+
+@pytest.mark.parametrize("reason,message,kind,detail", [
+    ("OOMKilled", "Container trainer was OOM killed", Kind.OOM, None),
+    ("OOMKilling", "Memory cgroup out of memory: Killed process 4242 (python)", Kind.OOM, None),
+    ("Failed", 'Failed to pull image "r.io/a:b": manifest unknown', Kind.IMAGE_PULL, "missing_manifest"),
+    ("Failed", 'Failed to pull image "r.io/a:b": dial tcp: lookup r.io: no such host', Kind.IMAGE_PULL, "network"),
+    ("Failed", 'Failed to pull image "r.io/a:b": 401 Unauthorized: authentication required', Kind.IMAGE_PULL,
+     "authorization"),
+    ("Failed", 'Failed to pull image "docker.io/a:b": toomanyrequests: You have reached your pull rate limit',
+     Kind.IMAGE_PULL, "rate_limit"),
+    ("FailedMount", 'MountVolume.SetUp failed for volume "d" : secret "s3-creds" not found', Kind.MOUNT_FAILED, None),
+    ("NodeNotReady", "Node gpu-1 status is now: NodeNotReady", Kind.NODE_FAILURE, "nodenotready"),
+    ("Evicted", "The node was low on resource: memory.", Kind.NODE_FAILURE, "evicted"),
+    ("Preempted", "Pod was preempted by workload x", Kind.PREEMPTED, None),
+    ("BackOff", "Back-off restarting failed container trainer", Kind.CRASH_LOOP, None),
+    ("Stopped", "Workload stopped: exceeded maximum duration of 24h", Kind.POLICY_STOP, "maximum duration"),
+])
+def test_reason_message_rules(reason, message, kind, detail):
+    got = kinds_from_reason_message(reason, message, names=["job-a"])
+    assert (kind, detail) in [(k, d) for k, d, _ in got]
+
+
+def test_user_chosen_names_and_quoted_text_cannot_steer():
+    # a workload / image / pod name full of trigger words produces nothing once scrubbed
+    evil = "oomkilled-preempted-by-idle-policy-notready"
+    got = kinds_from_reason_message("Started", f"Started container in pod {evil}-0-0", names=[evil])
+    assert got == []
+    got = kinds_from_reason_message("Pulling", 'Pulling image "r.io/oomkilled:toomanyrequests-evicted"', names=[])
+    assert got == []
+    # the registry error class comes from the error text, not from the quoted image reference
+    cls = image_pull_class('Failed to pull image "r.io/toomanyrequests:unauthorized": manifest unknown'
+                           .replace('"r.io/toomanyrequests:unauthorized"', " "))
+    assert cls == "missing_manifest"
+
+
+def test_exit_codes_from_system_messages():
+    got = {(k, c) for k, _, c in kinds_from_reason_message(None, "Container x terminated with exit code 1", [])}
+    assert (Kind.APP_EXIT, 1) in got
+    got = {(k, c) for k, _, c in kinds_from_reason_message(None, "terminated with exit code 137", [])}
+    assert (Kind.EXIT_137, 137) in got
+    got = {(k, c) for k, _, c in kinds_from_reason_message(None, "terminated with exit code 143", [])}
+    assert (Kind.SIGTERM, 143) in got
+    got = {(k, c) for k, _, c in kinds_from_reason_message(None, "terminated with exit code 0", [])}
+    assert got == set()
+
+
+def test_phase_name_alone_is_never_a_signal():
+    for phase in ("Failed", "Crashed", "Stopped", "Error"):
+        assert kinds_from_reason_message(None, phase, []) == []

@@ -1,0 +1,67 @@
+"""Recurrence: distinct occurrences inside the lookback; a phase update and an event for one termination count once."""
+from __future__ import annotations
+
+from agent.evidence import history_items
+from agent.recurrence import count_recurrence, episodes, split_current
+from tools.runai import History, HistoryRecord, PhaseUpdate, Event
+
+
+def pu(phase, msg, at):
+    return HistoryRecord(at=at, type="PhaseUpdate", phase_update=PhaseUpdate(phase=phase, phaseMessage=msg))
+
+
+def evt(reason, msg, at):
+    return HistoryRecord(at=at, type="Event", event=Event(createdAt=at, reason=reason, message=msg, type="Warning"))
+
+
+def run(records, category="OOM_KILLED", phase_updated_at=None):
+    items = history_items(History(records=records, pages=1, reached_cutoff=False), ["job-a"])
+    eps = episodes(items)
+    cur, past = split_current(eps, phase_updated_at)
+    return count_recurrence(category, cur, past, "7 days"), eps
+
+
+def test_phase_update_and_event_of_one_termination_count_once():
+    rec, eps = run([pu("Failed", "OOMKilled", "2026-11-20T10:00:00Z"),
+                    evt("OOMKilled", "Container was OOM killed", "2026-11-20T09:59:58Z")],
+                   phase_updated_at="2026-11-20T10:00:00Z")
+    assert len(eps) == 1 and rec.count == 1 and not rec.recurring
+
+
+def test_event_arriving_after_the_phase_update_is_absorbed():
+    rec, eps = run([evt("OOMKilled", "OOM killed", "2026-11-20T10:00:40Z"),
+                    pu("Failed", "OOMKilled", "2026-11-20T10:00:00Z")], phase_updated_at="2026-11-20T10:00:00Z")
+    assert len(eps) == 1 and rec.count == 1
+
+
+def test_three_terminations_are_recurring():
+    recs = []
+    for day in (14, 17, 20):
+        recs += [pu("Failed", "OOMKilled", f"2026-11-{day}T10:00:00Z"),
+                 evt("OOMKilled", "OOM killed", f"2026-11-{day}T09:59:59Z"),
+                 pu("Running", "", f"2026-11-{day}T08:00:00Z")]
+    rec, eps = run(recs, phase_updated_at="2026-11-20T10:00:00Z")
+    assert len(eps) == 3 and rec.count == 3 and rec.recurring
+
+
+def test_other_categories_are_not_counted():
+    recs = [pu("Failed", "OOMKilled", "2026-11-20T10:00:00Z"),
+            pu("Failed", "Container trainer terminated with exit code 1", "2026-11-18T10:00:00Z"),
+            pu("Failed", "Container trainer terminated with exit code 1", "2026-11-16T10:00:00Z")]
+    rec, _ = run(recs, phase_updated_at="2026-11-20T10:00:00Z")
+    assert rec.count == 1
+    rec, _ = run(recs, category="CRASH_APP_ERROR", phase_updated_at="2026-11-16T10:00:00Z")
+    assert rec.count >= 2
+
+
+def test_events_only_history_separates_distinct_failures():
+    rec, eps = run([evt("OOMKilled", "OOM killed", "2026-11-18T10:00:00Z"),
+                    evt("OOMKilled", "OOM killed", "2026-11-18T10:05:00Z"),  # same failure, repeated event
+                    evt("OOMKilled", "OOM killed", "2026-11-20T10:00:00Z")])
+    assert len(eps) == 2 and rec.count == 2
+
+
+def test_duplicate_phase_updates_count_once():
+    rec, eps = run([pu("Failed", "OOMKilled", "2026-11-20T10:00:00Z"),
+                    pu("Failed", "OOMKilled", "2026-11-20T10:00:30Z")], phase_updated_at="2026-11-20T10:00:30Z")
+    assert len(eps) == 1 and rec.count == 1

@@ -1,0 +1,185 @@
+"""The Run:ai client over real HTTP against the simulator: auth, retries, pagination, typed errors."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from evals.simulator import running_simulator
+from tests.conftest import CL, WID, event, workload, world
+from tools.base import ErrorKind, ToolStatus
+from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiClient
+
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
+
+
+def client(sim, **kw):
+    kw.setdefault("sleep", lambda s: None)
+    return RunaiClient(sim.url, sim.client_id, sim.client_secret, **kw)
+
+
+def test_v1_token_then_bearer_on_reads():
+    with running_simulator(world()) as sim:
+        st = client(sim).get_workload_status(WID)
+    assert st.ok and st.data.workload.id == WID
+    assert sim.requests[0] == ("POST", "/api/v1/token")
+    assert st.tool == "get_workload_status"
+    assert [i.path for i in st.invocations] == [f"/api/v1/workloads/{WID}", f"/api/v1/workloads/{WID}/events"]
+
+
+def test_falls_back_to_v2_form_flow():
+    with running_simulator(world(auth={"v1": False})) as sim:
+        st = client(sim).get_workload_status(WID)
+    assert st.ok
+    assert [r for r in sim.requests if r[0] == "POST"] == [("POST", "/api/v1/token"), ("POST", "/api/v2/token")]
+
+
+def test_bad_credentials_are_a_clear_fatal_error():
+    with running_simulator(world()) as sim:
+        rc = RunaiClient(sim.url, sim.client_id, "wrong", sleep=lambda s: None)
+        with pytest.raises(ApiAuthError, match="refused the credentials"):
+            rc.get_workload_status(WID)
+
+
+def test_unreachable_is_a_clear_fatal_error():
+    rc = RunaiClient("http://127.0.0.1:9", "a", "b", sleep=lambda s: None, timeout=0.5)
+    with pytest.raises(ApiUnavailable, match="cannot reach"):
+        rc.get_workload_status(WID)
+
+
+def test_401_refreshes_the_token_once():
+    with running_simulator(world()) as sim:
+        rc = client(sim)
+        rc.ensure_token()
+        sim.tokens.clear()  # the server forgets the token: next read gets 401, then one refresh
+        st = rc.get_workload_pods(WID)
+    assert st.ok
+    assert sum(1 for r in sim.requests if r[0] == "POST") == 2
+
+
+def test_retries_5xx_and_429_with_retry_after():
+    sleeps = []
+    faults = [{"path": "/pods$", "status": 503, "times": 1},
+              {"path": "/history$", "status": 429, "retry_after": "2", "times": 1}]
+    with running_simulator(world(faults=faults)) as sim:
+        rc = client(sim, sleep=sleeps.append)
+        assert rc.get_workload_pods(WID).ok
+        h = rc.get_workload_history(WID, cutoff=NOW - timedelta(days=7))
+    assert h.ok and h.invocations[0].attempts == 2
+    assert 2.0 in sleeps  # Retry-After honoured
+
+
+def test_persistent_5xx_becomes_a_typed_error_not_a_crash():
+    with running_simulator(world(faults=[{"path": "/pods$", "status": 502, "times": -1}])) as sim:
+        r = client(sim, max_attempts=3).get_workload_pods(WID)
+        served = sum(1 for m, p in sim.requests if p.startswith(f"/api/v1/workloads/{WID}/pods"))
+    assert r.status == ToolStatus.ERROR and r.error.kind == ErrorKind.SERVER_ERROR
+    assert served == 3  # bounded
+
+
+def test_malformed_json_is_a_typed_error():
+    with running_simulator(world(faults=[{"path": "/pods$", "kind": "malformed", "times": -1}])) as sim:
+        r = client(sim).get_workload_pods(WID)
+    assert r.status == ToolStatus.ERROR and r.error.kind == ErrorKind.MALFORMED
+
+
+def test_timeout_is_retried_then_typed():
+    with running_simulator(world(faults=[{"path": "/pods$", "kind": "timeout", "seconds": 1.0, "times": -1}])) as sim:
+        r = client(sim, timeout=0.3, max_attempts=2).get_workload_pods(WID)
+    assert r.status == ToolStatus.ERROR and r.error.kind == ErrorKind.TIMEOUT
+
+
+@pytest.mark.parametrize("bad", ["a,projectName==x", "a==b", "job;rm", "x y", "", "../etc", "name=@x", "a\nb"])
+def test_filter_values_cannot_change_the_filter(bad):
+    rc = RunaiClient("http://127.0.0.1:9", "a", "b")
+    with pytest.raises(InvalidInput):
+        rc.list_workloads(name=bad, cluster_id=CL, project="team")
+    with pytest.raises(InvalidInput):
+        rc.list_workloads(name="job", cluster_id=CL, project=bad)
+
+
+def test_list_workloads_filters_sorts_and_follows_next():
+    ws = [workload(id=f"00000000-0000-4000-8000-{i:012d}", name="job-a", phaseUpdatedAt=f"2026-11-{10 + i:02d}T00:00:00Z")
+          for i in range(7)]
+    ws.append(workload(id="00000000-0000-4000-8000-999999999999", name="job-b"))
+    ws.append(workload(id="00000000-0000-4000-8000-888888888888", name="job-a", projectName="other"))
+    with running_simulator({"workloads": ws}) as sim:
+        rc = client(sim, page_limit=3)
+        r = rc.list_workloads(name="job-a", cluster_id=CL, project="team")
+    assert r.ok and len(r.data) == 7 and len(r.invocations) == 3
+    assert [w.phaseUpdatedAt for w in r.data] == sorted((w.phaseUpdatedAt for w in r.data), reverse=True)
+    q = r.invocations[0].query
+    assert ("filterBy", "name==job-a") in q and ("filterBy", f"clusterId=={CL}") in q
+    assert ("filterBy", "projectName==team") in q and ("sortBy", "phaseUpdatedAt") in q and ("sortOrder", "desc") in q
+
+
+def test_history_stops_at_the_lookback_cutoff():
+    recs = []
+    for i in range(200):  # one record per hour going back 200 hours
+        at = (NOW - timedelta(hours=i + 1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        recs.append({"meta": {"creationTimestamp": at, "type": "PhaseUpdate"},
+                     "spec": {"phaseUpdate": {"phase": "Running", "phaseMessage": ""}}})
+    with running_simulator(world(history=recs)) as sim:
+        h = client(sim).get_workload_history(WID, cutoff=NOW - timedelta(hours=60))
+    assert h.ok
+    assert len(h.data.records) == 59 or len(h.data.records) == 60
+    assert h.data.reached_cutoff and h.data.pages == 2  # 50 + 50: the second page crosses the cutoff
+    assert [i.query for i in h.invocations][1] == [("offset", "50"), ("limit", "50")]
+
+
+def test_history_next_that_does_not_advance_is_stopped():
+    class Loop:
+        pass
+
+    recs = [{"meta": {"creationTimestamp": "2026-11-20T11:00:00Z", "type": "PhaseUpdate"},
+             "spec": {"phaseUpdate": {"phase": "Failed", "phaseMessage": ""}}}]
+    # a server whose "next" points back at the same page forever
+    from evals import simulator
+
+    orig = simulator.Handler._page
+
+    def looping(self, body, key, q):
+        out = orig(self, body, key, q)
+        if key == "records":
+            out["next"] = int(q.get("offset", ["0"])[0])
+        return out
+
+    simulator.Handler._page = looping
+    try:
+        with running_simulator(world(history=recs)) as sim:
+            h = client(sim).get_workload_history(WID, cutoff=NOW - timedelta(days=7))
+    finally:
+        simulator.Handler._page = orig
+    assert h.ok and h.data.pages == 1 and any("pagination stopped" in n for n in h.notes)
+
+
+def test_metrics_params_and_string_values():
+    series = {"CPU_MEMORY_USAGE_BYTES": [{"value": "1073741824", "timestamp": "2026-11-20T10:00:00Z"},
+                                         {"value": "n/a", "timestamp": "2026-11-20T10:01:00Z"},
+                                         {"value": "2147483648", "timestamp": "2026-11-20T10:02:00Z"}]}
+    with running_simulator(world(metrics=series)) as sim:
+        m = client(sim).get_workload_metrics(WID, start=NOW - timedelta(days=7), end=NOW)
+    assert m.ok
+    q = m.invocations[0].query
+    assert [v for k, v in q if k == "metricType"] == ["CPU_MEMORY_USAGE_BYTES", "CPU_MEMORY_LIMIT_BYTES",
+                                                      "CPU_MEMORY_REQUEST_BYTES"]
+    assert ("start", "2026-11-13T12:00:00Z") in q and ("end", "2026-11-20T12:00:00Z") in q
+    usage = next(s for s in m.data if s.type == "CPU_MEMORY_USAGE_BYTES")
+    assert [s.value for s in usage.samples] == [1073741824.0, 2147483648.0] and usage.unparsable == 1
+    limit = next(s for s in m.data if s.type == "CPU_MEMORY_LIMIT_BYTES")
+    assert limit.samples == []  # empty is "no sample", never zero
+
+
+def test_events_failure_is_null_not_empty():
+    with running_simulator(world(events=None)) as sim:
+        st = client(sim).get_workload_status(WID)
+    assert st.ok and st.data.events is None and "500" in st.data.events_error
+
+
+def test_spec_absent_for_unknown_kind_and_404():
+    with running_simulator(world(workload(type="SomeThirdPartyKind"))) as sim:
+        rc = client(sim)
+        r = rc.get_workload_spec(WID, "SomeThirdPartyKind")
+        assert r.status == ToolStatus.ABSENT and not r.invocations
+        r2 = rc.get_workload_spec(WID, "Training")  # endpoint exists, the spec does not
+        assert r2.status == ToolStatus.ABSENT and r2.invocations[0].status_code == 404

@@ -1,0 +1,90 @@
+"""Typed tool results shared by every tool wrapper.
+
+A ToolResult carries its status, the skill tool name that produced it (the name cited in reports), the read
+invocations it made, and a typed error instead of an exception. The graph turns errors into limitations.
+"""
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, Field
+
+T = TypeVar("T")
+
+
+class ToolStatus(str, Enum):
+    OK = "ok"
+    ERROR = "error"  # the call failed (network, 5xx after retries, malformed body, ...)
+    ABSENT = "absent"  # the resource or endpoint does not exist (404, unsupported kind)
+    SKIPPED = "skipped"  # not called (not needed / not configured)
+
+
+class ErrorKind(str, Enum):
+    UNREACHABLE = "unreachable"
+    UNAUTHORIZED = "unauthorized"
+    FORBIDDEN = "forbidden"
+    NOT_FOUND = "not_found"
+    RATE_LIMITED = "rate_limited"
+    SERVER_ERROR = "server_error"
+    TIMEOUT = "timeout"
+    MALFORMED = "malformed"
+    PAGINATION = "pagination"
+    INVALID_INPUT = "invalid_input"
+    OTHER = "other"
+
+
+class ToolError(BaseModel):
+    kind: ErrorKind
+    message: str
+    status_code: int | None = None
+
+
+class Invocation(BaseModel):
+    """One read request as it left the process (method, path, query, HTTP status, attempts)."""
+
+    method: str
+    path: str
+    query: list[tuple[str, str]] = Field(default_factory=list)
+    status_code: int | None = None
+    attempts: int = 1
+
+    def describe(self) -> str:
+        q = "&".join(f"{k}={v}" for k, v in self.query)
+        return f"{self.method} {self.path}{'?' + q if q else ''}"
+
+
+class ToolResult(BaseModel, Generic[T]):
+    tool: str
+    status: ToolStatus
+    data: T | None = None
+    error: ToolError | None = None
+    invocations: list[Invocation] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)  # partial-result remarks (e.g. pagination stopped)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == ToolStatus.OK
+
+
+class ToolFailure(Exception):
+    """Raised inside a wrapper, caught at its boundary and turned into ``ToolResult(status=ERROR)``."""
+
+    def __init__(self, kind: ErrorKind, message: str, status_code: int | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.status_code = status_code
+
+    def to_error(self) -> ToolError:
+        return ToolError(kind=self.kind, message=self.message, status_code=self.status_code)
+
+
+class WriteRefused(Exception):
+    """A non-read request was attempted through a read-only transport. Nothing was sent."""
+
+
+def jsonable(obj: Any) -> Any:
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json")
+    return obj

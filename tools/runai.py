@@ -1,0 +1,575 @@
+"""Tier 1: the Run:ai control-plane REST API, read-only, through httpx.
+
+Paths and shapes follow ``shared/reference/runai-api.md`` and Run:ai's OpenAPI spec. Each public method maps to
+one tool named by the skill (``list_workloads``, ``get_workload_status``, ``get_workload_spec``,
+``get_workload_pods``, ``get_workload_history``, ``get_workload_metrics``) and returns a typed
+:class:`tools.base.ToolResult`. Every response body passes the guardrails (normalise, redact, injection scan)
+before it is parsed into a model, so nothing downstream ever sees a raw secret.
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from datetime import datetime, timezone
+from typing import Any, Callable
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult, ToolStatus
+from tools.transport import make_client
+
+# Kubernetes object names (DNS-1123 subdomain, case-insensitive here) and Run:ai ids. Anything else is refused
+# before it can reach a query: a value such as "a,projectName==x" can never widen or change a filter.
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,251}[A-Za-z0-9])?$")
+_SAFE_ID = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,126}[A-Za-z0-9])?$")
+
+SPEC_PATH_BY_KIND = {"training": "trainings", "workspace": "workspaces", "inference": "inferences",
+                     "distributed": "distributed"}
+
+OOM_METRICS = ("CPU_MEMORY_USAGE_BYTES", "CPU_MEMORY_LIMIT_BYTES", "CPU_MEMORY_REQUEST_BYTES")
+
+
+class InvalidInput(ValueError):
+    """A user-supplied identifier that cannot be used safely in a request."""
+
+
+def check_name(value: str, what: str) -> str:
+    if not isinstance(value, str) or not _SAFE_NAME.match(value):
+        raise InvalidInput(f"{what} {value!r} is not a valid Kubernetes/Run:ai name "
+                           "(letters, digits, '.', '-', '_'; must start and end with a letter or digit)")
+    return value
+
+
+def check_id(value: str, what: str) -> str:
+    if not isinstance(value, str) or not _SAFE_ID.match(value):
+        raise InvalidInput(f"{what} {value!r} is not a valid identifier (expected a UUID)")
+    return value
+
+
+def spec_kind_path(workload_type: str | None) -> str | None:
+    """Map a workload ``type`` onto the per-kind spec endpoint; None when the kind has no spec endpoint."""
+    t = (workload_type or "").strip().lower()
+    for key, path in SPEC_PATH_BY_KIND.items():
+        if key in t:
+            return path
+    if t in {"interactive", "interactiveworkload"}:
+        return "workspaces"
+    return None
+
+
+def parse_time(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    v = value.strip().replace(" ", "T", 1) if "T" not in value else value.strip()
+    if v.endswith("Z"):
+        v = v[:-1] + "+00:00"
+    try:
+        dt = datetime.fromisoformat(v)
+    except ValueError:
+        return None
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+def iso(dt: datetime) -> str:
+    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# ----------------------------------------------------------------------------------------------- models
+class _M(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class Condition(_M):
+    type: str | None = None
+    status: str | None = None
+    reason: str | None = None
+    message: str | None = None
+    lastTransitionTime: str | None = None
+
+
+class InvolvedObject(_M):
+    kind: str | None = None
+    name: str | None = None
+    namespace: str | None = None
+
+
+class Event(_M):
+    createdAt: str | None = None
+    type: str | None = None
+    reason: str | None = None
+    message: str | None = None
+    source: str | None = None
+    involvedObject: InvolvedObject | None = None
+
+
+class Workload(_M):
+    id: str
+    name: str
+    type: str | None = None
+    clusterId: str | None = None
+    projectName: str | None = None
+    namespace: str | None = None
+    phase: str | None = None
+    phaseMessage: str | None = None
+    phaseReason: str | None = None
+    k8sPhase: str | None = None
+    phaseUpdatedAt: str | None = None
+    createdAt: str | None = None
+    completedAt: str | None = None
+    conditions: list[Condition] = Field(default_factory=list)
+    podsRequestedResources: dict | None = None
+    allocatedResources: dict | None = None
+
+
+class WorkloadStatus(BaseModel):
+    """The skill's ``get_workload_status``: the workload plus its recent events.
+
+    ``events is None`` means the events fetch failed: not proof that no events occurred.
+    """
+
+    workload: Workload
+    events: list[Event] | None = None
+    events_error: str | None = None
+
+
+class Pod(_M):
+    name: str
+    id: str | None = None
+    nodeName: str | None = None
+    k8sPhase: str | None = None
+    createdAt: str | None = None
+    completedAt: str | None = None
+    containers: list[dict] = Field(default_factory=list)
+    requestedResources: dict | None = None
+    allocatedResources: dict | None = None
+
+
+class PhaseUpdate(_M):
+    phase: str | None = None
+    phaseMessage: str | None = None
+
+
+class HistoryRecord(BaseModel):
+    at: str | None
+    type: str | None
+    event: Event | None = None
+    phase_update: PhaseUpdate | None = None
+
+
+class History(BaseModel):
+    records: list[HistoryRecord]  # newest first, only those inside the lookback window
+    pages: int
+    reached_cutoff: bool
+
+
+class MetricSample(BaseModel):
+    timestamp: str | None
+    value: float
+
+
+class MetricSeries(BaseModel):
+    type: str
+    samples: list[MetricSample]
+    unparsable: int = 0  # values that were not numbers (reported, never coerced to zero)
+
+
+class SubmittedSpec(BaseModel):
+    kind: str
+    body: dict
+
+
+# ----------------------------------------------------------------------------------------------- client
+class RunaiClient:
+    """Read-only Run:ai REST client. Thread-safe: the graph's parallel nodes share one instance."""
+
+    def __init__(
+        self,
+        base_url: str,
+        client_id: str | None,
+        client_secret: str | None,
+        *,
+        timeout: float = 10.0,
+        max_attempts: int = 3,
+        backoff: float = 0.2,
+        max_retry_after: float = 5.0,
+        max_pages: int = 20,
+        page_limit: int = 50,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        if not base_url:
+            raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
+        self.base_url = base_url.rstrip("/")
+        self._client_id = client_id or ""
+        self._client_secret = client_secret or ""
+        self.max_attempts = max(1, max_attempts)
+        self.backoff = backoff
+        self.max_retry_after = max_retry_after
+        self.max_pages = max_pages
+        self.page_limit = page_limit
+        self._sleep = sleep
+        self._http = make_client(self.base_url, timeout=timeout, transport=transport)
+        self._token: str | None = None
+        self._token_lock = threading.Lock()
+        self.injections: list[Any] = []  # guardrail findings from every body read (appended under a lock)
+        self._inj_lock = threading.Lock()
+
+    def close(self) -> None:
+        self._http.close()
+
+    # ---------------------------------------------------------------- auth
+    def _fetch_token(self) -> str:
+        """client_credentials on /api/v1/token, falling back to the v2 OAuth2 form flow."""
+        try:
+            r = self._send_with_retries("POST", "/api/v1/token", json_body={
+                "grantType": "client_credentials", "clientID": self._client_id,
+                "clientSecret": self._client_secret})[0]
+            if r.status_code in (404, 405, 501):
+                r = self._send_with_retries("POST", "/api/v2/token", form={
+                    "grant_type": "client_credentials", "client_id": self._client_id,
+                    "client_secret": self._client_secret})[0]
+        except ToolFailure as e:
+            raise ApiUnavailable(f"cannot reach the Run:ai API at {self.base_url}: {e.message}") from e
+        if r.status_code in (400, 401, 403):
+            raise ApiAuthError(f"the Run:ai API at {self.base_url} refused the credentials (HTTP {r.status_code})")
+        if r.status_code != 200:
+            raise ApiUnavailable(f"the Run:ai token endpoint at {self.base_url} answered HTTP {r.status_code}")
+        try:
+            body = r.json()
+        except ValueError as e:
+            raise ApiUnavailable("the Run:ai token endpoint returned a body that is not JSON") from e
+        token = body.get("accessToken") or body.get("access_token") if isinstance(body, dict) else None
+        if not token or not isinstance(token, str):
+            raise ApiAuthError("the Run:ai token endpoint returned no access token")
+        return token
+
+    def _auth_header(self, refresh: bool = False) -> dict[str, str]:
+        with self._token_lock:
+            if self._token is None or refresh:
+                self._token = self._fetch_token()
+            return {"Authorization": f"Bearer {self._token}"}
+
+    def ensure_token(self) -> None:
+        self._auth_header()
+
+    # ---------------------------------------------------------------- transport with retries
+    def _send_with_retries(self, method: str, path: str, *, params: list[tuple[str, str]] | None = None,
+                           json_body: dict | None = None, form: dict | None = None,
+                           headers: dict | None = None) -> tuple[httpx.Response, int]:
+        last: ToolFailure | None = None
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                r = self._http.request(method, path, params=params, json=json_body, data=form, headers=headers)
+            except httpx.TimeoutException as e:
+                last = ToolFailure(ErrorKind.TIMEOUT, f"{method} {path} timed out ({type(e).__name__})")
+            except httpx.TransportError as e:
+                last = ToolFailure(ErrorKind.UNREACHABLE, f"{method} {path} failed: {type(e).__name__}: {e}")
+            else:
+                if r.status_code == 429 or r.status_code >= 500:
+                    kind = ErrorKind.RATE_LIMITED if r.status_code == 429 else ErrorKind.SERVER_ERROR
+                    last = ToolFailure(kind, f"{method} {path} answered HTTP {r.status_code}", r.status_code)
+                    if attempt < self.max_attempts:
+                        self._sleep(self._retry_delay(attempt, r.headers.get("Retry-After")))
+                    continue
+                return r, attempt
+            if attempt < self.max_attempts:
+                self._sleep(self._retry_delay(attempt, None))
+        assert last is not None
+        last.message += f" after {self.max_attempts} attempts"
+        raise last
+
+    def _retry_delay(self, attempt: int, retry_after: str | None) -> float:
+        if retry_after:
+            try:
+                return min(max(float(retry_after), 0.0), self.max_retry_after)
+            except ValueError:
+                pass
+        return min(self.backoff * (2 ** (attempt - 1)), self.max_retry_after)
+
+    def _get_json(self, path: str, params: list[tuple[str, str]] | None = None) -> tuple[Any, Invocation]:
+        """GET with auth, retries, one token refresh on 401, and guardrails applied to the body."""
+        inv = Invocation(method="GET", path=path, query=list(params or []))
+        r, attempts = self._send_with_retries("GET", path, params=params, headers=self._auth_header())
+        if r.status_code == 401:
+            r, more = self._send_with_retries("GET", path, params=params, headers=self._auth_header(refresh=True))
+            attempts += more
+        inv.status_code, inv.attempts = r.status_code, attempts
+        if r.status_code == 404:
+            raise _Absent(inv, f"GET {path} answered 404 (not found)")
+        if r.status_code == 401:
+            raise ToolFailure(ErrorKind.UNAUTHORIZED, f"GET {path} answered 401 after a token refresh", 401)
+        if r.status_code == 403:
+            raise ToolFailure(ErrorKind.FORBIDDEN, f"GET {path} answered 403 (the service account lacks read "
+                                                   "access)", 403)
+        if not (200 <= r.status_code < 300):
+            raise ToolFailure(ErrorKind.OTHER, f"GET {path} answered HTTP {r.status_code}", r.status_code)
+        try:
+            body = json.loads(r.content)
+        except ValueError:
+            raise ToolFailure(ErrorKind.MALFORMED, f"GET {path} returned a body that is not valid JSON",
+                              r.status_code) from None
+        return self._sanitize(body), inv
+
+    def _sanitize(self, body: Any) -> Any:
+        import guardrails
+
+        clean, findings = guardrails.sanitize_value(body)
+        if findings:
+            with self._inj_lock:
+                self.injections.extend(findings)
+        return clean
+
+    def _run(self, tool: str, fn: Callable[[list[Invocation], list[str]], Any]) -> ToolResult:
+        invocations: list[Invocation] = []
+        notes: list[str] = []
+        try:
+            data = fn(invocations, notes)
+        except _Absent as a:
+            invocations.append(a.invocation)
+            return ToolResult(tool=tool, status=ToolStatus.ABSENT, invocations=invocations, notes=notes,
+                              error=ToolFailure(ErrorKind.NOT_FOUND, a.message, 404).to_error())
+        except ToolFailure as f:
+            return ToolResult(tool=tool, status=ToolStatus.ERROR, invocations=invocations, notes=notes,
+                              error=f.to_error())
+        except ValidationError as e:
+            return ToolResult(tool=tool, status=ToolStatus.ERROR, invocations=invocations, notes=notes,
+                              error=ToolFailure(ErrorKind.MALFORMED, f"unexpected response shape: "
+                                                f"{e.error_count()} field error(s)").to_error())
+        return ToolResult(tool=tool, status=ToolStatus.OK, data=data, invocations=invocations, notes=notes)
+
+    # ---------------------------------------------------------------- tools
+    def list_workloads(self, *, name: str, cluster_id: str, project: str) -> ToolResult:
+        """``list_workloads``: exact name + cluster + project filters, newest phase update first, all pages."""
+        check_name(name, "workload name")
+        check_name(project, "project")
+        check_id(cluster_id, "cluster id")
+
+        def fn(invs: list[Invocation], notes: list[str]) -> list[Workload]:
+            out: list[Workload] = []
+            offset = 0
+            seen: set[int] = set()
+            for _ in range(self.max_pages):
+                params = [("filterBy", f"name=={name}"), ("filterBy", f"clusterId=={cluster_id}"),
+                          ("filterBy", f"projectName=={project}"), ("sortBy", "phaseUpdatedAt"),
+                          ("sortOrder", "desc"), ("offset", str(offset)), ("limit", str(self.page_limit))]
+                body, inv = self._get_json("/api/v1/workloads", params)
+                invs.append(inv)
+                if not isinstance(body, dict) or not isinstance(body.get("workloads"), list):
+                    raise ToolFailure(ErrorKind.MALFORMED, "GET /api/v1/workloads: no 'workloads' list")
+                # The server's filter is authoritative, but only exact matches are ever used.
+                for w in body["workloads"]:
+                    wl = Workload.model_validate(w)
+                    if wl.name == name and wl.projectName == project and wl.clusterId == cluster_id:
+                        out.append(wl)
+                nxt = body.get("next")
+                if nxt is None or not body["workloads"]:
+                    return out
+                if not isinstance(nxt, int) or nxt <= offset or nxt in seen:
+                    notes.append(f"pagination stopped: the server returned next={nxt!r} after offset {offset}")
+                    return out
+                seen.add(nxt)
+                offset = nxt
+            notes.append(f"pagination stopped after {self.max_pages} pages")
+            return out
+
+        return self._run("list_workloads", fn)
+
+    def get_workload_status(self, workload_id: str) -> ToolResult:
+        """``get_workload_status``: the workload and its recent events, fetched concurrently."""
+        check_id(workload_id, "workload id")
+        wid = quote(workload_id, safe="")
+
+        def fn(invs: list[Invocation], notes: list[str]) -> WorkloadStatus:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                fw = pool.submit(self._get_json, f"/api/v1/workloads/{wid}")
+                fe = pool.submit(self._get_json, f"/api/v1/workloads/{wid}/events",
+                                 [("sortOrder", "desc"), ("offset", "0"), ("limit", str(self.page_limit))])
+                body, inv = fw.result()  # raises: without the workload there is no status
+                invs.append(inv)
+                events: list[Event] | None
+                events_error = None
+                try:
+                    ebody, einv = fe.result()
+                    invs.append(einv)
+                    raw = ebody.get("events") if isinstance(ebody, dict) else None
+                    if not isinstance(raw, list):
+                        raise ToolFailure(ErrorKind.MALFORMED, "events response has no 'events' list")
+                    events = [Event.model_validate(e) for e in raw if isinstance(e, dict)]
+                except (ToolFailure, _Absent, ValidationError) as e:
+                    events = None
+                    events_error = getattr(e, "message", None) or str(e)
+                    if isinstance(e, _Absent):
+                        invs.append(e.invocation)
+            return WorkloadStatus(workload=Workload.model_validate(body), events=events, events_error=events_error)
+
+        return self._run("get_workload_status", fn)
+
+    def get_workload_spec(self, workload_id: str, workload_type: str | None) -> ToolResult:
+        """``get_workload_spec``: the submitted spec from the per-kind endpoint (absent kind → ABSENT)."""
+        check_id(workload_id, "workload id")
+        kind = spec_kind_path(workload_type)
+        if kind is None:
+            return ToolResult(tool="get_workload_spec", status=ToolStatus.ABSENT,
+                              error=ToolFailure(ErrorKind.NOT_FOUND, f"workload type {workload_type!r} has no "
+                                                "submitted-spec endpoint").to_error())
+
+        def fn(invs: list[Invocation], notes: list[str]) -> SubmittedSpec:
+            body, inv = self._get_json(f"/api/v1/workloads/{kind}/{quote(workload_id, safe='')}")
+            invs.append(inv)
+            if not isinstance(body, dict):
+                raise ToolFailure(ErrorKind.MALFORMED, "spec response is not an object")
+            return SubmittedSpec(kind=kind, body=body)
+
+        return self._run("get_workload_spec", fn)
+
+    def get_workload_pods(self, workload_id: str) -> ToolResult:
+        check_id(workload_id, "workload id")
+
+        def fn(invs: list[Invocation], notes: list[str]) -> list[Pod]:
+            pods: list[Pod] = []
+            offset = 0
+            for _ in range(self.max_pages):
+                body, inv = self._get_json(f"/api/v1/workloads/{quote(workload_id, safe='')}/pods",
+                                           [("offset", str(offset)), ("limit", str(self.page_limit))])
+                invs.append(inv)
+                if not isinstance(body, dict) or not isinstance(body.get("pods"), list):
+                    raise ToolFailure(ErrorKind.MALFORMED, "pods response has no 'pods' list")
+                pods.extend(Pod.model_validate(p) for p in body["pods"] if isinstance(p, dict))
+                nxt = body.get("next")
+                if nxt is None or not body["pods"]:
+                    return pods
+                if not isinstance(nxt, int) or nxt <= offset:
+                    notes.append(f"pagination stopped: the server returned next={nxt!r} after offset {offset}")
+                    return pods
+                offset = nxt
+            notes.append(f"pagination stopped after {self.max_pages} pages")
+            return pods
+
+        return self._run("get_workload_pods", fn)
+
+    def get_workload_history(self, workload_id: str, *, cutoff: datetime) -> ToolResult:
+        """``get_workload_history``: newest first, limit=50, following ``next`` until null or past the cutoff."""
+        check_id(workload_id, "workload id")
+
+        def fn(invs: list[Invocation], notes: list[str]) -> History:
+            records: list[HistoryRecord] = []
+            offset, pages = 0, 0
+            reached = False
+            while True:
+                if pages >= self.max_pages:
+                    notes.append(f"history pagination stopped after {self.max_pages} pages before the lookback "
+                                 "cutoff: older records in the window were not read")
+                    break
+                body, inv = self._get_json(f"/api/v1/workloads/{quote(workload_id, safe='')}/history",
+                                           [("offset", str(offset)), ("limit", "50")])
+                invs.append(inv)
+                pages += 1
+                if not isinstance(body, dict) or not isinstance(body.get("records"), list):
+                    raise ToolFailure(ErrorKind.MALFORMED, "history response has no 'records' list")
+                page_old = False
+                for raw in body["records"]:
+                    rec = _history_record(raw)
+                    if rec is None:
+                        continue
+                    at = parse_time(rec.at)
+                    if at is not None and at < cutoff:
+                        page_old = True
+                        continue
+                    records.append(rec)
+                nxt = body.get("next")
+                if page_old:
+                    reached = True
+                    break
+                if nxt is None or not body["records"]:
+                    break
+                if not isinstance(nxt, int) or nxt <= offset:
+                    notes.append(f"history pagination stopped: the server returned next={nxt!r} after "
+                                 f"offset {offset}")
+                    break
+                offset = nxt
+            return History(records=records, pages=pages, reached_cutoff=reached)
+
+        return self._run("get_workload_history", fn)
+
+    def get_workload_metrics(self, workload_id: str, *, start: datetime, end: datetime,
+                             metric_types: tuple[str, ...] = OOM_METRICS, samples: int = 1000) -> ToolResult:
+        """``get_workload_metrics``: ``metricType`` repeated, ``start``/``end`` ISO 8601, string values parsed."""
+        check_id(workload_id, "workload id")
+
+        def fn(invs: list[Invocation], notes: list[str]) -> list[MetricSeries]:
+            params = [("metricType", t) for t in metric_types]
+            params += [("start", iso(start)), ("end", iso(end)), ("numberOfSamples", str(samples))]
+            body, inv = self._get_json(f"/api/v1/workloads/{quote(workload_id, safe='')}/metrics", params)
+            invs.append(inv)
+            if not isinstance(body, dict) or not isinstance(body.get("measurements"), list):
+                raise ToolFailure(ErrorKind.MALFORMED, "metrics response has no 'measurements' list")
+            out: list[MetricSeries] = []
+            for m in body["measurements"]:
+                if not isinstance(m, dict) or not isinstance(m.get("type"), str):
+                    continue
+                samples_: list[MetricSample] = []
+                bad = 0
+                for v in m.get("values") or []:
+                    val = _parse_metric_value(v.get("value") if isinstance(v, dict) else None)
+                    if val is None:
+                        bad += 1
+                        continue
+                    samples_.append(MetricSample(timestamp=v.get("timestamp"), value=val))
+                out.append(MetricSeries(type=m["type"], samples=samples_, unparsable=bad))
+            return out
+
+        return self._run("get_workload_metrics", fn)
+
+
+class ApiUnavailable(Exception):
+    """The Run:ai API cannot be reached (fatal: nothing can be diagnosed)."""
+
+
+class ApiAuthError(Exception):
+    """The Run:ai API refused the credentials (fatal)."""
+
+
+class _Absent(Exception):
+    def __init__(self, invocation: Invocation, message: str):
+        super().__init__(message)
+        self.invocation = invocation
+        self.message = message
+
+
+def _parse_metric_value(v: Any) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        f = float(v)
+    elif isinstance(v, str):
+        try:
+            f = float(v.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    if f != f or f in (float("inf"), float("-inf")) or f < 0:
+        return None
+    return f
+
+
+def _history_record(raw: Any) -> HistoryRecord | None:
+    if not isinstance(raw, dict):
+        return None
+    meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else {}
+    spec = raw.get("spec") if isinstance(raw.get("spec"), dict) else {}
+    ev = spec.get("event")
+    pu = spec.get("phaseUpdate")
+    try:
+        event = Event.model_validate(ev) if isinstance(ev, dict) else None
+        phase = PhaseUpdate.model_validate(pu) if isinstance(pu, dict) else None
+    except ValidationError:
+        return None
+    at = meta.get("creationTimestamp") or (event.createdAt if event else None)
+    return HistoryRecord(at=at, type=meta.get("type"), event=event, phase_update=phase)
