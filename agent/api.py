@@ -59,8 +59,12 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
              runai_url: str | None = None, client_id: str | None = None, client_secret: str | None = None,
              kubeconfig: str | None = None, use_kube: bool = True, kube_reader: Any = None,
              transport: httpx.BaseTransport | None = None, retry_sleep: Callable[[float], None] | None = None,
-             progress: Callable[[str], None] | None = None) -> DiagnosisResult:
-    """Diagnose one workload. Raises InvalidInput, ApiUnavailable or ApiAuthError; anything else is a result."""
+             progress: Callable[[str], None] | None = None, llm: Any = None) -> DiagnosisResult:
+    """Diagnose one workload. Raises InvalidInput, ApiUnavailable or ApiAuthError; anything else is a result.
+
+    ``llm`` (optional, any langchain-core chat model) only adds a validated ``explanation``; it never changes
+    the outcome, category, evidence or recommendations.
+    """
     try:
         cfg = Configuration(cluster_id=cluster_id or None, workload_id=workload_id or None,
                             workload_name=workload_name or None, project=project or None, intent=intent,
@@ -83,6 +87,11 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     else:
         kube, why = make_kube(kubeconfig, use_kube)
     try:
-        return run_graph(cfg, runai, kube, why, progress)
+        result = run_graph(cfg, runai, kube, why, progress)
     finally:
         runai.close()
+    if llm is not None:
+        from agent.llm import explain
+
+        result.explanation = explain(result, llm)
+    return result

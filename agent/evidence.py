@@ -4,6 +4,7 @@ Pure functions: given the same tool results they return the same signals in the 
 """
 from __future__ import annotations
 
+from datetime import timezone
 from typing import Any, Iterable
 
 from pydantic import BaseModel
@@ -34,8 +35,18 @@ def names_of(status: WorkloadStatus | None, pods: list[Pod] | None = None, extra
     return [n for n in out if n]
 
 
-def _mk(kind_tuples, *, source: str, text: str, at: str | None, obj: str | None, origin: str) -> list[Signal]:
-    return [Signal(kind=k, detail=d, exit_code=code, source=source, text=text, at=at, obj=obj, origin=origin)
+def _ts(value: Any) -> str | None:
+    """Timestamps from the Kubernetes client are datetimes; signals keep ISO 8601 strings."""
+    if value is None or isinstance(value, str):
+        return value
+    try:
+        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (AttributeError, ValueError):
+        return str(value)
+
+
+def _mk(kind_tuples, *, source: str, text: str, at: Any, obj: str | None, origin: str) -> list[Signal]:
+    return [Signal(kind=k, detail=d, exit_code=code, source=source, text=text, at=_ts(at), obj=obj, origin=origin)
             for k, d, code in kind_tuples]
 
 
@@ -321,10 +332,11 @@ def kube_node_signals(node: Any, source: str) -> list[Signal]:
     sigs: list[Signal] = []
     for c in getattr(node, "conditions", []) or []:
         if c.type == "Ready" and c.status in ("False", "Unknown"):
+            since = _ts(c.last_transition_time) or "unknown"
             text = (f"Node {node.name} condition Ready={c.status}; reason: {c.reason or 'none'}; message: "
-                    f"\"{_q(c.message)}\"; since {c.last_transition_time or 'unknown'}")
+                    f"\"{_q(c.message)}\"; since {since}")
             sigs.append(Signal(kind=Kind.NODE_FAILURE, detail="NotReady", source=source, text=text,
-                               at=c.last_transition_time, obj=node.name, origin="kube"))
+                               at=since if since != "unknown" else None, obj=node.name, origin="kube"))
     for t in getattr(node, "taints", []) or []:
         if t.key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"):
             text = f"Node {node.name} taint {t.key}:{t.effect}"

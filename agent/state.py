@@ -77,6 +77,12 @@ class ToolCall(BaseModel):
     status: int | None = None
 
 
+class Explanation(BaseModel):
+    text: str
+    source: str  # "llm" | "deterministic"
+    rejected_reasons: list[str] = Field(default_factory=list)
+
+
 class DiagnosisResult(BaseModel):
     """The public result. Field names and meanings are a stable contract (``workload-diagnose failed --json``)."""
 
@@ -92,6 +98,8 @@ class DiagnosisResult(BaseModel):
     ignored_instructions: list[EvidenceLine] = Field(default_factory=list)
     tool_calls: list[ToolCall] = Field(default_factory=list)
     report: str = ""
+    explanation: Explanation | None = None  # only when an LLM was given; validated or the report itself
+
 
 
 State.model_rebuild()

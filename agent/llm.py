@@ -1,0 +1,75 @@
+"""Optional: an LLM writes a friendlier explanation of a finished diagnosis. It never decides anything.
+
+* The category, evidence, recurrence and recommendations are already fixed by the deterministic path.
+* The model gets no tools: it can only return text.
+* Evidence reaches it redacted and spotlighted with a per-run marker the evidence cannot forge.
+* Its text is validated (``guardrails.validate_llm_output``): it must name no other category, cite only numbers,
+  ids, node names and quoted log lines that occur in the evidence, and contain nothing secret-shaped. Otherwise
+  the deterministic report is used and the reason is recorded.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from agent.state import DiagnosisResult, Explanation
+
+
+def _evidence_texts(res: DiagnosisResult) -> list[str]:
+    texts = [e.text for e in res.evidence] + list(res.recommendations) + list(res.limitations)
+    w = res.workload
+    if w:
+        texts += [x for x in (w.id, w.name, w.project, w.cluster_id, w.phase) if x]
+    if res.recurrence:
+        texts.append(f"{res.recurrence.count} {res.recurrence.lookback}")
+    texts.append(res.report)
+    return texts
+
+
+def build_messages(res: DiagnosisResult, marker: str) -> list[Any]:
+    import guardrails
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    fixed = res.category if res.outcome == "diagnosed" else f"none ({res.outcome}: {res.route})"
+    system = (
+        "You explain a finished diagnosis of a failed GPU workload to its owner in plain words. "
+        f"The category is fixed by a deterministic classifier and is {fixed}; do not name any other category. "
+        "Use only facts present in the evidence; never invent numbers, ids, node names or log lines; quote log "
+        "lines exactly. Never include credentials. You cannot run tools or change anything. "
+        + guardrails.spotlight_instructions(marker))
+    body = "\n".join(f"- ({e.source}) {e.text}" for e in res.evidence)
+    human = (f"Category: {fixed}\nRecurrence: "
+             f"{res.recurrence.model_dump() if res.recurrence else 'not computed'}\n"
+             f"Evidence:\n{guardrails.spotlight(body, marker)}\n"
+             f"Recommendations:\n" + "\n".join(f"- {r}" for r in res.recommendations)
+             + "\nWrite 3-6 sentences.")
+    return [SystemMessage(content=system), HumanMessage(content=human)]
+
+
+def explain(res: DiagnosisResult, model: Any) -> Explanation:
+    """Ask ``model`` (any langchain-core chat model) for an explanation; validate it or fall back."""
+    import guardrails
+
+    marker = guardrails.new_marker()
+    try:
+        out = model.invoke(build_messages(res, marker))
+        text = out.content if hasattr(out, "content") else str(out)
+        if not isinstance(text, str):
+            text = str(text)
+    except Exception as e:  # a failing model is not a failed diagnosis
+        return Explanation(text=res.report, source="deterministic",
+                           rejected_reasons=[f"the model call failed: {type(e).__name__}"])
+    category = res.category if res.outcome == "diagnosed" and res.category else "UNKNOWN"
+    reasons: list[str] = []
+    if marker in text:
+        reasons.append("echoes the spotlight marker")
+    v = guardrails.validate_llm_output(text, category=category, evidence_texts=_evidence_texts(res))
+    reasons += list(v.reasons)
+    if res.outcome != "diagnosed":
+        import re
+
+        if re.search(r"\b(OOM_KILLED|IMAGE_PULL_FAILED|INIT_FAILED|DATASOURCE_MOUNT_FAILED|CRASH_APP_ERROR|"
+                     r"NODE_FAILURE|SCHEDULING_POLICY_TERMINATED)\b", text):
+            reasons.append("names a failure category for a workload that was not diagnosed")
+    if reasons:
+        return Explanation(text=res.report, source="deterministic", rejected_reasons=sorted(set(reasons)))
+    return Explanation(text=guardrails.redact(text), source="llm")
