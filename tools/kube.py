@@ -648,16 +648,20 @@ def _status_message(e: Any) -> str:
     return (str(getattr(e, "reason", "") or e) or type(e).__name__)[:500]
 
 
-def _translate(e: BaseException, what: str) -> KubeError:
-    """Map any client/transport exception to a typed KubeError (message sanitised: it can quote the server)."""
-    k = _translate_raw(e, what)
+def _redacted(text: str) -> str:
     try:
         import guardrails
 
-        k.message = guardrails.sanitize_text(k.message).text
-        k.args = (f"{k.kind}: {k.message}" + (f" (HTTP {k.status})" if k.status else ""),)
+        return guardrails.sanitize_text(text).text
     except ImportError:  # pragma: no cover - guardrails ships with this package
-        pass
+        return text
+
+
+def _translate(e: BaseException, what: str) -> KubeError:
+    """Map any client/transport exception to a typed KubeError (message sanitised: it can quote the server)."""
+    k = _translate_raw(e, what)
+    k.message = _redacted(k.message)
+    k.args = (f"{k.kind}: {k.message}" + (f" (HTTP {k.status})" if k.status else ""),)
     return k
 
 
@@ -772,7 +776,9 @@ class KubeReader:
         except KubeError:
             raise
         except Exception as e:  # ConfigException, YAML errors, missing context ...
-            raise KubeError("unavailable", f"unusable kubeconfig: {type(e).__name__}: {str(e)[:300]}") from e
+            # first line only: YAML errors quote the offending line, which may hold a token
+            first = (str(e).strip().splitlines() or [""])[0][:200]
+            raise KubeError("unavailable", f"unusable kubeconfig: {type(e).__name__}: {_redacted(first)}") from e
         return cls(_kube_client().ApiClient(cfg), timeouts=timeouts)
 
     @classmethod

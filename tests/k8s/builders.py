@@ -272,10 +272,9 @@ IMAGE_PULL_ERRORS = {
     "unauthorized": (
         "private.example.com/ml/trainer:v1",
         'rpc error: code = Unknown desc = failed to pull and unpack image "private.example.com/ml/trainer:v1": '
-        'failed to resolve reference "private.example.com/ml/trainer:v1": pull access denied, repository does '
-        "not exist or may require authorization: server message: insufficient_scope: authorization failed: "
-        "unauthorized: authentication required",
-        "unauthorized",
+        'failed to resolve reference "private.example.com/ml/trainer:v1": unexpected status from HEAD request to '
+        "https://private.example.com/v2/ml/trainer/manifests/v1: 401 Unauthorized",
+        "401 Unauthorized",
     ),
     "toomanyrequests": (
         "docker.io/library/python:3.11",
@@ -287,6 +286,13 @@ IMAGE_PULL_ERRORS = {
         "toomanyrequests",
     ),
 }
+
+# containerd's other registry-auth wording (kept apart: see test_registry_auth_wording_survives_guardrails)
+IMAGE_PULL_AUTH_DENIED = (
+    'rpc error: code = Unknown desc = failed to pull and unpack image "private.example.com/ml/trainer:v1": '
+    'failed to resolve reference "private.example.com/ml/trainer:v1": pull access denied, repository does '
+    "not exist or may require authorization: server message: insufficient_scope: authorization failed"
+)
 
 FAILED_MOUNT_ERRORS = {
     "pvc": (

@@ -137,6 +137,12 @@ def stop_pids(pids: list[int], grace_s: float = 15.0) -> None:
                 pass
 
 
+def stop_cluster(cluster: "LiveCluster") -> None:
+    """Apiserver first (while etcd is still up, so its shutdown does not hang on etcd), then etcd."""
+    for pid in cluster.pids:  # [apiserver, etcd]
+        stop_pids([pid], grace_s=15.0)
+
+
 @dataclass
 class LiveCluster:
     run_dir: Path
@@ -187,7 +193,7 @@ def kube_apiserver(tmp_path_factory) -> LiveCluster:
     try:
         yield cluster
     finally:
-        stop_pids(cluster.pids, grace_s=15.0)
+        stop_cluster(cluster)
 
 
 @pytest.fixture(scope="session")

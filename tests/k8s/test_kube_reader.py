@@ -109,6 +109,21 @@ def test_image_pull_backoff(reader, k8s_env, kind):
     assert all(e.involved_kind == "Pod" and e.involved_name == sc.pod for e in events)
 
 
+def test_registry_auth_wording_survives_guardrails(reader, k8s_env):
+    """containerd's registry-auth errors must keep their signal through guardrails (an earlier redaction rule
+    took 'may require authorization: ...' for a credential)."""
+    ns = b.make_namespace(k8s_env.api, b.uniq("pullauth"))
+    b.make_pod(k8s_env.api, ns, "p", node=k8s_env.node, containers=[b.container("main")])
+    b.make_event(k8s_env.api, ns, name="f1", involved_name="p", reason="Failed", first=1,
+                 message=f'Failed to pull image "private.example.com/ml/trainer:v1": {b.IMAGE_PULL_AUTH_DENIED}')
+    b.make_event(k8s_env.api, ns, name="f2", involved_name="p", reason="Failed", first=2,
+                 message='Failed to pull image "private.example.com/ml/trainer:v1": failed to authorize: failed '
+                         "to fetch anonymous token: unexpected status: 401 Unauthorized")
+    e1, e2 = reader.pod_events(ns, "p")
+    assert "insufficient_scope: authorization failed" in e1.message
+    assert "401 Unauthorized" in e2.message
+
+
 @pytest.mark.parametrize("kind", sorted(b.FAILED_MOUNT_ERRORS))
 def test_failed_mount(reader, k8s_env, kind):
     sc = b.scenario_failed_mount(k8s_env, b.uniq("mount"), kind)

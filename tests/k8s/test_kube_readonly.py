@@ -235,3 +235,11 @@ def test_invalid_names_are_rejected_without_a_request(counting_server):
             call()
         assert ei.value.kind == "error"
     assert counting_server.connections == 0
+
+
+def test_kubeconfig_errors_do_not_quote_credentials(tmp_path):
+    bad = tmp_path / "kubeconfig"
+    bad.write_text("apiVersion: v1\nusers:\n- name: u\n  user: {token: s3cr3t-t0ken-value-1234567890abcdef\n")
+    with pytest.raises(KubeError) as ei:
+        KubeReader.from_kubeconfig(bad)
+    assert ei.value.kind == "unavailable" and "s3cr3t" not in str(ei.value)
