@@ -95,7 +95,8 @@ def _crash(c: RecoContext) -> list[str]:
 
 
 def _node(c: RecoContext) -> list[str]:
-    nodes = sorted({s.obj for s in c.signals if s.kind == Kind.NODE_FAILURE and s.obj and s.origin == "kube"})
+    nodes = sorted({s.obj for s in c.signals if s.kind == Kind.NODE_FAILURE and s.obj
+                    and s.source.startswith("kubectl describe node")})
     out = []
     if (c.restart_policy or "").lower() == "onfailure":
         out.append("Restart policy is OnFailure: retry on a healthy node.")

@@ -19,9 +19,13 @@ S_STATUS, S_SPEC, S_PODS, S_HISTORY, S_METRICS = ("get_workload_status", "get_wo
 TERMINAL_FAILURE_PHASES = {"failed", "crashed", "stopped", "error"}
 
 
-def _q(text: str | None, limit: int = 300) -> str:
+def _q(text: str | None, limit: int = 480) -> str:
+    """One line; long messages keep their head and their tail (where registry/kubelet errors put the cause)."""
     t = " ".join((text or "").split())
-    return t if len(t) <= limit else t[: limit - 1] + "…"
+    if len(t) <= limit:
+        return t
+    half = (limit - 3) // 2
+    return t[:half] + " … " + t[-half:]
 
 
 def names_of(status: WorkloadStatus | None, pods: list[Pod] | None = None, extra: Iterable[str] = ()) -> list[str]:

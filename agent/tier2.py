@@ -46,7 +46,9 @@ def collect(kube, cfg: Configuration, state: State, prelim: Verdict) -> KubeEvid
         for pf in facts:
             _collect_pod(kube, cfg, pf, ns, names, out)
         all_sigs = list(state.signals) + out.signals
-        if any(s.kind == Kind.NODE_FAILURE for s in all_sigs) or classify(all_sigs).unresolved_137:
+        # node evidence: when pod/history evidence points at the node, or the termination is still unexplained
+        # (exit 137/143 or no category) — node conditions are one of the causes the skill names
+        if any(s.kind == Kind.NODE_FAILURE for s in all_sigs) or classify(all_sigs).category == "UNKNOWN":
             for node in sorted({pf.node_name for pf in facts if pf.node_name}):
                 try:
                     nf = kube.get_node(node)

@@ -17,6 +17,10 @@ def replay(sc: Scenario, *, cassette: Path | None = None, kube_reader=None) -> D
     from agent.api import diagnose
     from evals.cassettes import player
 
+    if kube_reader is None and sc.tier2:
+        from evals.kubeworld import replay_reader
+
+        kube_reader = replay_reader()
     with player().use_cassette(str(cassette or sc.cassette)):
         return diagnose(**_kwargs(sc), runai_url=REPLAY_URL, client_id="replay", client_secret="replay",
                         use_kube=kube_reader is not None, kube_reader=kube_reader, retry_sleep=lambda s: None)
@@ -35,7 +39,9 @@ def live(sc: Scenario, *, delay_ms: int = 0, world: dict | None = None, kube_rea
         return res, list(sim.requests)
 
 
-def record(sc: Scenario, *, cassette: Path | None = None, kube_reader=None) -> DiagnosisResult:
+def record(sc: Scenario, *, cassette: Path | None = None, kube_reader=None,
+           kube_server: str | None = None) -> DiagnosisResult:
+    """Record from the simulator (and, for Tier 2, from the live kube-apiserver ``kube_reader`` talks to)."""
     from agent.api import diagnose
     from evals.cassettes import recorder
     from evals.simulator import running_simulator
@@ -44,10 +50,14 @@ def record(sc: Scenario, *, cassette: Path | None = None, kube_reader=None) -> D
     if path.exists():
         path.unlink()
     with running_simulator(sc.world) as sim:
-        with recorder(path, sim.url).use_cassette(str(path)):
+        with recorder(path, sim.url, kube_server).use_cassette(str(path)):
             res = diagnose(**_kwargs(sc), runai_url=sim.url, client_id=sim.client_id,
                            client_secret=sim.client_secret, use_kube=kube_reader is not None,
                            kube_reader=kube_reader, retry_sleep=lambda s: None)
     if not path.exists():  # no request at all (e.g. missing parameters): an empty cassette replays that
         path.write_text("interactions: []\nversion: 1\n")
+    else:
+        from evals.cassettes import normalise_order
+
+        normalise_order(path)
     return res

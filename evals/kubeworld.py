@@ -1,0 +1,93 @@
+"""Tier-2 scenario worlds: the Kubernetes side of a scenario (``kube.json`` beside ``world.json``).
+
+``kube.json`` holds real Kubernetes objects, applied to a real kube-apiserver for live runs and recording::
+
+    {"nodes":  [{"name": "gpu-a", "ready": true | false | "Unknown", "gpus": 8, "taints": [...]}],
+     "pods":   [{"metadata": {...}, "spec": {...}, "status": {...}}],      # status set via the status subresource
+     "events": [{"metadata": {"name": ...}, "involvedObject": {...}, "reason": ..., "message": ..., ...}],
+     "logs":   [{"pod": ..., "container": ..., "previous": true, "text": "..."}]}   # served by a kubelet
+
+Only the test fixtures write (with an admin client); the code under test reads through ``tools.kube.KubeReader``.
+Replays use a fixed server URL so recorded request URIs are stable.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+KUBE_REPLAY_URL = "https://kube-replay.local"
+
+
+def load(path: Path) -> dict:
+    return json.loads(Path(path).read_text())
+
+
+def _node_conditions(ready: Any, at: str) -> list[dict]:
+    status = {True: "True", False: "False"}.get(ready, "Unknown")
+    reason = {"True": "KubeletReady", "False": "KubeletNotReady", "Unknown": "NodeStatusUnknown"}[status]
+    msg = {"True": "kubelet is posting ready status", "False": "container runtime network not ready",
+           "Unknown": "Kubelet stopped posting node status."}[status]
+    conds = [{"type": t, "status": "False", "reason": f"KubeletHas{r}", "message": "ok", "lastHeartbeatTime": at,
+              "lastTransitionTime": at} for t, r in (("MemoryPressure", "SufficientMemory"),
+                                                     ("DiskPressure", "NoDiskPressure"),
+                                                     ("PIDPressure", "SufficientPID"))]
+    conds.append({"type": "Ready", "status": status, "reason": reason, "message": msg, "lastHeartbeatTime": at,
+                  "lastTransitionTime": at})
+    return conds
+
+
+def apply(kube: dict, api: Any, *, kubelet_port: int, add_log: Callable[[str, str, str, str, bool], None],
+          at: str = "2026-11-20T10:00:00Z") -> None:
+    """Create the world's objects (idempotent per apiserver: existing objects are left as they are)."""
+    from kubernetes.client.rest import ApiException
+
+    def create(fn, *args):
+        try:
+            fn(*args)
+            return True
+        except ApiException as e:
+            if e.status != 409:
+                raise
+            return False
+
+    for n in kube.get("nodes", []):
+        spec = {"unschedulable": bool(n.get("unschedulable", False))}
+        if create(api.create_node, {"metadata": {"name": n["name"], "labels": {"kubernetes.io/hostname": n["name"]}},
+                                    "spec": spec}):
+            cap = {"cpu": "64", "memory": "512Gi", "pods": "110"}
+            if n.get("gpus") is not None:
+                cap["nvidia.com/gpu"] = str(n["gpus"])
+            api.patch_node_status(n["name"], {"status": {
+                "capacity": cap, "allocatable": dict(cap),
+                "conditions": n.get("conditions") or _node_conditions(n.get("ready", True), at),
+                "addresses": [{"type": "InternalIP", "address": "127.0.0.1"}],
+                "daemonEndpoints": {"kubeletEndpoint": {"Port": kubelet_port}},
+                "nodeInfo": {"machineID": "m", "systemUUID": "s", "bootID": "b", "kernelVersion": "5.15",
+                             "osImage": "Ubuntu 22.04", "containerRuntimeVersion": "containerd://1.7",
+                             "kubeletVersion": "v1.20.2", "kubeProxyVersion": "v1.20.2", "operatingSystem": "linux",
+                             "architecture": "amd64"}}})
+            api.patch_node(n["name"], {"spec": {"taints": n.get("taints") or None}})
+    namespaces = sorted({p["metadata"]["namespace"] for p in kube.get("pods", [])}
+                        | {e["metadata"]["namespace"] for e in kube.get("events", [])})
+    for ns in namespaces:
+        create(api.create_namespace, {"metadata": {"name": ns}})
+    for p in kube.get("pods", []):
+        p = copy.deepcopy(p)
+        status = p.pop("status", None)
+        ns = p["metadata"]["namespace"]
+        if create(api.create_namespaced_pod, ns, p) and status:
+            api.patch_namespaced_pod_status(p["metadata"]["name"], ns, {"status": status})
+    for e in kube.get("events", []):
+        create(api.create_namespaced_event, e["metadata"]["namespace"], e)
+    for lg in kube.get("logs", []):
+        ns = next(p["metadata"]["namespace"] for p in kube["pods"] if p["metadata"]["name"] == lg["pod"])
+        add_log(ns, lg["pod"], lg["container"], lg["text"], bool(lg.get("previous", True)))
+
+
+def replay_reader():
+    """A KubeReader aimed at the fixed replay host (only ever answered by a cassette)."""
+    from tools.kube import KubeReader
+
+    return KubeReader.from_url(KUBE_REPLAY_URL, token="replay-token", verify_ssl=False)
