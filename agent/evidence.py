@@ -223,6 +223,9 @@ def spec_context(spec: SubmittedSpec | None) -> list[tuple[str, str]]:
     lines = []
     if s.get("image"):
         lines.append(f"Submitted image: {s.get('image')}")
+    cmd = " ".join(str(x) for x in (s.get("command"), s.get("args")) if x)
+    if cmd:
+        lines.append(f"Submitted command: {_q(cmd, 240)}")
     if s.get("restartPolicy"):
         lines.append(f"Restart policy: {s.get('restartPolicy')}"
                      + (f"; backoffLimit: {s.get('backoffLimit')}" if s.get("backoffLimit") is not None else ""))

@@ -55,6 +55,7 @@ def _diagnosed(res: DiagnosisResult, state: State, cfg: Configuration) -> None:
         lines += mem_lines
     for src, text in ev.spec_context(spec):
         if (cat in ("IMAGE_PULL_FAILED", "CRASH_APP_ERROR") and text.startswith("Submitted image")) or \
+                (cat == "CRASH_APP_ERROR" and text.startswith("Submitted command")) or \
                 (cat == "DATASOURCE_MOUNT_FAILED" and text.startswith("Submitted mounts")) or \
                 (cat in ("NODE_FAILURE", "CRASH_APP_ERROR") and text.startswith("Restart policy")):
             lines.append(EvidenceLine(source=src, text=text))

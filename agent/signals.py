@@ -77,7 +77,9 @@ NODE_MSG = _R(r"\bnode\b.{0,80}\b(?:not ?ready|notready|unreachable|lost|shut ?d
 PREEMPT_REASONS = {"preempted", "preempting", "preemptionbyscheduler", "preemptionbykubescheduler",
                    "preemptedbyscheduler", "inclusterqueue", "incohortreclamation", "incohortfairsharing",
                    "incohortreclaimwhileborrowing"}
-PREEMPT_MSG = _R(r"\bpreempted by\b|\bwas preempted\b|\bpreempted to\b|\bpreemption\b|\bpreempted\b")
+# "Preempted" / "preempted by" (the skill's words). The bare noun "preemption" is NOT a preemption: kube-scheduler's
+# FailedScheduling message says "preemption: 0/12 nodes are available: No preemption victims found ...".
+PREEMPT_MSG = _R(r"\bpreempted by\b|\bwas preempted\b|\bpreempted to\b|\bpreempted\b")
 SCHED_REASONS = {"failedscheduling", "unschedulable", "nottriggerscaleup", "nonpreemptibleoverquota", "overlimit",
                  "insufficientresources", "notenoughresources", "pending"}
 SCHED_MSG = _R(r"\bUnschedulable\b|\bFailedScheduling\b|\bInsufficient \S+|\bnot enough\b|\bquota\b|"

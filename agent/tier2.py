@@ -90,6 +90,11 @@ def _collect_pod(kube, cfg: Configuration, pf, ns: str, names: list[str], out: K
     out.injections += list(getattr(pf, "injections", []) or [])
     psigs = ev.kube_pod_signals(pf, pf.source, names)
     out.signals += psigs
+    for c in list(pf.init_containers or []) + list(pf.containers or []):
+        req, lim = (c.requests or {}).get("memory"), (c.limits or {}).get("memory")
+        if req or lim:
+            out.lines.append((pf.source, f"Container {c.name} (pod {pf.name}) memory request/limit: "
+                                         f"{req or 'not set'} / {lim or 'not set'}"))
     events = kube.pod_events(ns, pf.name)
     src_events = f"kubectl get events -n {ns} --field-selector involvedObject.name={pf.name}"
     out.calls.append(src_events)
@@ -116,7 +121,8 @@ def _collect_pod(kube, cfg: Configuration, pf, ns: str, names: list[str], out: K
         out.calls.append(log.source)
         out.injections += list(getattr(log, "injections", []) or [])
         line = ev.last_error_line(log.lines)
-        trunc = f" (read {log.bytes_read} bytes, truncated to the last lines)" if log.truncated else ""
+        trunc = (f" (read {log.bytes_read} bytes: the log was cut at the configured bound of "
+                 f"{cfg.log_limit_bytes} bytes)") if log.truncated else ""
         if line:
             if out.log_line is None:
                 out.log_line, out.log_source = line, log.source

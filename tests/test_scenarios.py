@@ -55,3 +55,19 @@ def test_a_request_missing_from_the_cassette_fails(tmp_path):
         return
     # the client turns the refused request into a typed error: the limitation must name it
     assert any("history" in x for x in res.limitations)
+
+
+def test_no_credential_in_any_cassette():
+    """No bearer token, client certificate, private key or simulator secret in any stored cassette."""
+    import re
+
+    from evals.scenarios import ROOT
+
+    bad = re.compile(r"(?i)bearer\s+[a-z0-9._~+/-]{8,}|-----BEGIN [A-Z ]*(CERTIFICATE|PRIVATE KEY)|sim-secret-[0-9a-f]|"
+                     r"^\s*authorization:|\"accessToken\": \"(?!\[REDACTED)|\"access_token\": \"(?!\[REDACTED)|"
+                     r"clientSecret\": \"(?!\[REDACTED)", re.M)
+    files = sorted(ROOT.rglob("cassette.yaml"))
+    assert files
+    for f in files:
+        m = bad.search(f.read_text())
+        assert m is None, f"{f}: {m.group(0)[:40] if m else ''}"

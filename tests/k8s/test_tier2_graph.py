@@ -92,3 +92,29 @@ def test_image_pull_recommendation_follows_the_registry_error(applied):
         if name in want:
             res, _ = live(sc, kube_reader=_reader(applied))
             assert want[name] in " ".join(res.recommendations), (name, res.recommendations)
+
+
+def test_a_50mb_previous_log_is_diagnosed_within_the_bound(applied, kubelet, admin_core):
+    """The kubelet ignores limitBytes and would stream 50 MB: the diagnosis reads at most the configured bound."""
+    import json
+
+    from tests.k8s.kubelet_standin import wait_done
+
+    sc = next(s for s in TIER2 if s.expected.category == "CRASH_APP_ERROR")
+    kube = kubeworld.load(sc.path / "kube.json")
+    ns = kube["pods"][0]["metadata"]["namespace"]
+    pod = kube["pods"][0]["metadata"]["name"]
+    kubelet.add_generated_log(ns, pod, "main", 50 * 1024 * 1024, previous=True, honour_limits=False)
+    try:
+        res, _ = live(sc, kube_reader=_reader(applied))
+    finally:
+        kubelet.generated.pop((ns, pod, "main", True), None)
+    assert res.category == "CRASH_APP_ERROR"
+    line = next(e.text for e in res.evidence if "main" in e.text and ("log" in e.text.lower()))
+    recs = kubelet.requests_for(ns, pod, "main")
+    wait_done(recs[-1])
+    sent = recs[-1].bytes_sent
+    print(f"\n[50MB log] evidence: {line}\n[50MB log] kubelet body bytes sent before the reader stopped: {sent:,} "
+          f"of {recs[-1].total_bytes:,}")
+    assert "read 262145 bytes" in line or "read 262144 bytes" in line
+    assert recs[-1].total_bytes >= 50 * 1024 * 1024 and sent < 5 * 1024 * 1024
