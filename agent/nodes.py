@@ -82,7 +82,14 @@ def resolve_workload(state: State, config: RunnableConfig) -> dict:
         return {"list_result": lr, "outcome": "needs_input", "route": "no_matching_workload",
                 "question": f"I could not list workloads named {cfg.workload_name!r}: what is the workload ID?",
                 "notes": [f"list_workloads failed: {lr.error.message if lr.error else 'unknown error'}"]}
-    cands = lr.data or []
+    # newest phase update first (the API was asked to sort; a stable local sort keeps that true regardless)
+    from tools.runai import parse_time
+
+    def newest_first(w):
+        t = parse_time(w.phaseUpdatedAt)
+        return (t is None, -(t.timestamp() if t else 0.0))  # unknown times last
+
+    cands = sorted(lr.data or [], key=newest_first)
     if cfg.intent == "terminal":
         for w in cands:
             if (w.phase or "").lower() in TERMINAL_PHASES:

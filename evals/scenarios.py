@@ -3,7 +3,12 @@ expected verdict) and, once recorded, ``cassette.yaml`` (the real HTTP exchanges
 
 To add a scenario: create ``evals/scenarios/<suite>/<name>/world.json`` and ``case.json`` and run
 ``workload-diagnose eval --record <suite>/<name>`` (records from the simulator). The verdict must follow from
-the evidence in the world; names stay neutral.
+the evidence in the world; names stay neutral. Many suites are written by ``evals/build_suite.py``.
+
+A scenario captured from a real control plane (``workload-diagnose record``) has no ``world.json``: it is
+replay-only, and its ``case.json`` says ``"confirmed": false`` until a human has checked the verdict.
+``all_scenarios()`` lists simulator scenarios (with a world) by default; pass ``include_replay_only=True`` to
+list the captured ones too.
 """
 from __future__ import annotations
 
@@ -20,6 +25,12 @@ class Expected(BaseModel):
     outcome: str
     category: str | None = None
     route: str | None = None
+    recurrence: int | None = None  # distinct same-category failures in the lookback (None: not checked)
+    report_contains: list[str] = Field(default_factory=list)  # e.g. the recommendation an error class needs
+    report_excludes: list[str] = Field(default_factory=list)  # e.g. secrets that must never be printed
+
+    def verdict(self) -> tuple[str, str | None, str | None]:
+        return self.outcome, self.category, self.route
 
 
 class CaseArgs(BaseModel):
@@ -40,10 +51,20 @@ class Scenario(BaseModel):
     expected: Expected
     tier2: bool = False
     tags: list[str] = Field(default_factory=list)
+    confirmed: bool = True  # False: a captured verdict that a human has not confirmed yet
+
+    @property
+    def suite(self) -> str:
+        return self.id.split("/", 1)[0] if "/" in self.id else ""
 
     @property
     def world(self) -> Path:
         return self.path / "world.json"
+
+    @property
+    def has_world(self) -> bool:
+        """False for a scenario captured from a real control plane: replay-only (no simulator world)."""
+        return self.world.exists()
 
     @property
     def cassette(self) -> Path:
@@ -71,11 +92,18 @@ def load_scenario(ref: str | Path) -> Scenario:
     return Scenario(id=sid, path=p, **case)
 
 
-def all_scenarios(suites: list[str] | None = None) -> list[Scenario]:
+def all_scenarios(suites: list[str] | None = None, *, include_replay_only: bool = False,
+                  root: Path | None = None) -> list[Scenario]:
+    """Scenarios in id order; ``suites`` selects suites or single scenarios (``core``, ``oom/no-metric-samples``)."""
     out = []
-    for case in sorted(ROOT.rglob("case.json")):
+    base = Path(root) if root is not None else ROOT
+    for case in sorted(base.rglob("case.json")):
         sc = load_scenario(case.parent)
+        if root is not None:
+            sc.id = str(case.parent.relative_to(base))
         if suites and not any(sc.id == s or sc.id.startswith(s.rstrip("/") + "/") for s in suites):
             continue
+        if not include_replay_only and not sc.has_world:
+            continue
         out.append(sc)
-    return out
+    return sorted(out, key=lambda s: s.id)

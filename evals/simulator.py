@@ -10,7 +10,10 @@ A world is JSON::
      "history": {"<workloadId>": [HistoryRecord, ...]},  # any order; served newest first
      "metrics": {"<workloadId>": {"CPU_MEMORY_USAGE_BYTES": [{"value": "1", "timestamp": "..."}], ...}},
      "specs":   {"<workloadId>": {...flat spec body...}},  # absent → 404 on the per-kind endpoint
-     "faults":  [{"path": "regex", "status": 503, "times": 1, ...}],  # optional, see evals.faults
+     "faults":  [{"path": "regex", "status": 503, "times": 1, ...}],  # optional, see evals.faults (status, 429 +
+                                                                      # Retry-After, timeout, malformed, short read,
+                                                                      # wrong shape, endless/repeated next, truncated
+                                                                      # page, metric garbage)
      "auth":    {"v1": false}}                                        # optional: only the v2 OAuth2 token flow
 """
 from __future__ import annotations
@@ -153,6 +156,7 @@ class SimServer(ThreadingHTTPServer):
         self.tokens: set[str] = set()
         self.lock = threading.Lock()
         self.requests: list[tuple[str, str]] = []  # (method, path?query) in arrival order
+        self.exchanges: list[tuple[str, str, int, bytes]] = []  # (method, path?query, status, body) as served
         self.inflight = 0
         self.max_inflight = 0  # the most requests being served at once (proves the client overlaps reads)
         from evals.faults import FaultPlan
@@ -164,24 +168,43 @@ class SimServer(ThreadingHTTPServer):
         host, port = self.server_address[:2]
         return f"http://{host}:{port}"
 
+    def handle_error(self, request, client_address):  # noqa: D401
+        """A client that gave up (timeout fault) closes its socket: that is expected, not an error to print."""
+        import sys
+
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError, OSError)):
+            return
+        super().handle_error(request, client_address)
+
 
 class Handler(BaseHTTPRequestHandler):
     server: SimServer
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body are separate writes: without this, keep-alive stalls 40 ms
 
     def log_message(self, *a):  # quiet
         pass
 
     # ------------------------------------------------------------------ plumbing
-    def _send(self, status: int, body: Any, headers: dict | None = None, raw: bytes | None = None) -> None:
+    def _send(self, status: int, body: Any, headers: dict | None = None, raw: bytes | None = None,
+              declared_length: int | None = None) -> None:
+        post = getattr(self, "_post_fault", None)
+        if post is not None and raw is None and 200 <= status < 300:
+            self._post_fault = None
+            return post.transform(self, status, body)
         data = raw if raw is not None else json.dumps(body).encode()
+        with self.server.lock:
+            self.server.exchanges.append((self.command, self.path, status, data))
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Content-Length", str(declared_length if declared_length is not None else len(data)))
         for k, v in (headers or {}).items():
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
+        if declared_length is not None and declared_length > len(data):
+            self.close_connection = True  # a short read: the peer sees the connection end mid-body
 
     def _error(self, status: int, message: str) -> None:
         self._send(status, {"code": status, "message": message})
@@ -198,10 +221,14 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             with self.server.lock:
                 self.server.inflight -= 1
-        fault = self.server.faults.match(self.command, parts.path)
+        self._post_fault = None
+        fault = self.server.faults.match(self.command, parts.path, parts.query)
         if fault is not None:
-            fault.apply(self)
-            return None
+            if fault.is_post:
+                self._post_fault = fault  # shapes the real response (pages, truncation, metric values)
+            else:
+                fault.apply(self)
+                return None
         return parts.path, parse_qsl(parts.query, keep_blank_values=True)
 
     def _authorized(self) -> bool:
@@ -308,6 +335,14 @@ class Handler(BaseHTTPRequestHandler):
             offset, limit = 0, 50
         limit = max(1, min(limit, 500))
         items = body[key]
+        post = getattr(self, "_post_fault", None)
+        if post is not None and post.kind in ("next_endless", "next_repeats"):
+            self._post_fault = None
+            # next_endless: every page repeats the first page and points one page further, forever;
+            # next_repeats: the real page, but ``next`` always names the same offset (limit) again.
+            if post.kind == "next_endless":
+                return {key: items[:limit], "next": offset + limit}
+            return {key: items[offset: offset + limit], "next": limit}
         page = items[offset: offset + limit]
         out = {key: page}
         if offset + limit < len(items):
@@ -358,7 +393,7 @@ def _kind_of(w: dict) -> str:
 def running_simulator(world: World | dict | str | Path, port: int = 0, delay_ms: int = 0):
     wd = world if isinstance(world, World) else World.load(world)
     srv = SimServer(("127.0.0.1", port), wd, delay_ms=delay_ms)
-    t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, name="runai-simulator",
+    t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.005}, name="runai-simulator",
                          daemon=True)
     t.start()
     try:

@@ -108,7 +108,9 @@ INJECTION_RULES: list[tuple[str, str]] = [
      r"|\bdeveloper\s+mode\b|\bjailbr[eo]ak|\bDAN\s+mode\b|\bdo\s+anything\s+now\b"
      r"|\byour\s+(?:new|real|true|actual|only|primary)\s+(?:task|goal|job|role|instructions?|purpose|objective)\b"),
     ("system_prompt",
-     r"\bsystem" + _WS + r"prompt\b"
+     r"\b(?:reveal|print|show|output|repeat|leak|dump|display|ignore|override|bypass|change|update|replace|disregard"
+     r"|forget|new|your|my|real|hidden|original)" + _WS + r"(?:(?:the|your|entire|full|whole|initial|original)" + _WS
+     + r")?system" + _WS + r"(?:prompt|instructions|message)\b"
      r"|\b(?:reveal|print|show|output|repeat|leak|dump|display|tell\s+me)\s+(?:me\s+)?(?:your|the)\s+"
      r"(?:system\s+|initial\s+|hidden\s+|original\s+|full\s+)?(?:prompt|instructions)\b"
      r"|\bsystem\s+(?:override|message|note|instruction)\s*:"),
@@ -118,7 +120,7 @@ INJECTION_RULES: list[tuple[str, str]] = [
      r"|\b(?:category|verdict|root[\s_\-]*cause|diagnosis|classification|failure\s+reason)\s+(?:is|should\s+be|must\s+be"
      r"|will\s+be|=|:)\s*[\"'`*]*(?:" + _CATS + r")\b"
      r"|\b(?:category|verdict|diagnosis|classification)\s+(?:should|must|shall)\s+(?:be|read|say)\b"
-     r"|\b(?:say|state|conclude|answer|respond|reply|report)\s+(?:that\s+)?(?:this|it|the\s+\w+)\s+(?:is|was)\s+"
+     r"|\b(?:say|state|conclude|answer|respond|reply|report)\s+(?:that\s+)?(?:this|it|the)(?:\s+\w+)?\s+(?:is|was)\s+"
      r"(?:a\s+|an\s+)?(?:" + _CATS + r"|not\s+(?:a\s+)?(?:failure|oom|an?\s+error)|successful|healthy|fine)\b"
      r"|\b(?:" + _CATS.replace("|UNKNOWN", "") + r")\b\s*(?:is\s+the\s+(?:correct|right|only)|must\s+be\s+(?:reported|returned|chosen))"),
     ("tool_call",
@@ -129,7 +131,7 @@ INJECTION_RULES: list[tuple[str, str]] = [
      r"|\b(?:get_workload_\w+|list_workloads|delete_workload\w*|stop_workload\w*|submit_workload\w*)\s*\("),
     ("destructive_action",
      r"(?:^|[.!?:;>\n\"']|\bplease|\bnow|\bimmediately|\bmust|\bshould|\bthen|\bfirst|\bnext|\balso)\s*"
-     r"(?:delete|remove|drop|destroy|wipe|purge|terminate|kill|cordon|drain|evict|patch|restart|resubmit|stop"
+     r"(?:delete|remove|drop|destroy|wipe|purge|terminate|kill|cordon|drain|evict|patch"
      r"|scale\s+(?:down|to\s+(?:0|zero))|uninstall|shutdown|shut\s+down|reboot|taint|format|truncate)\s+"
      r"(?:the\s+|this\s+|all\s+|every\s+|other\s+|any\s+|my\s+|each\s+)?"
      r"(?:workloads?|pods?|nodes?|namespaces?|jobs?|deployments?|clusters?|projects?|secrets?|pvcs?|volumes?"
@@ -148,7 +150,7 @@ INJECTION_RULES: list[tuple[str, str]] = [
      r"|include|list|paste|give\s+me|append)\s+(?:me\s+)?(?:(?:the|all|your|any|every|of|available|cluster|stored)\s+)*"
      r"(?:secrets?|credentials?|tokens?|api[\s_\-]*keys?|passwords?|env(?:ironment)?\s+var(?:iable)?s?|kubeconfigs?"
      r"|service[\s\-]*account\s+tokens?|access\s+keys?|private\s+keys?|bearer\s+tokens?|ssh\s+keys?)\b"
-     r"|!\[[^\]\n]{0,100}\]\(https?://[^)\s]{0,300}[?&=][^)\s]{0,300}\)"
+     r"|!\[[^\]\n]*\]\(\s*https?://[^)\s]*[?&=][^)\n]*\)"
      r"|\b(?:to|at)\s+https?://[^\s]{1,200}\s+(?:with|including|containing)\s+(?:the\s+)?(?:secret|token|credential|password|key)"),
     ("output_manipulation",
      r"\b(?:do\s+not|don't|never|must\s+not)\s+(?:mention|report|tell|reveal|include|say|flag|disclose|cite|"
@@ -164,8 +166,8 @@ INJECTION_RULES: list[tuple[str, str]] = [
      r"|\b(?:ai|llm|assistant|chatbot|copilot)s?\s*[,:]\s*(?:you\s+)?(?:must|should|shall|need\s+to|are\s+(?:required"
      r"|instructed)\s+to|will\s+now|please)\b"
      r"|\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|agent|automated|bot|model)\b"
-     r"|\b(?:IMPORTANT|URGENT|CRITICAL|ATTENTION|WARNING)\s*[:!]+\s*(?:ignore|you\s+(?:must|are|should)|the\s+(?:assistant"
-     r"|ai|agent|model)|new\s+instructions|override|disregard|do\s+not\s+(?:report|mention|flag))"),
+     r"|\b(?:IMPORTANT|URGENT|CRITICAL|ATTENTION|WARNING)\s*[:!]+\s*(?:ignore|the\s+(?:assistant"
+     r"|ai|agent|model)\b|new\s+instructions|override|disregard|do\s+not\s+(?:report|mention|flag))"),
     ("role_tag",
      r"<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|begin_of_text|end_of_text|start_header_id"
      r"|end_header_id|eot_id|eom_id|fim_prefix|tool|channel|message|start|end|return|constrain|python_tag)\|>"
@@ -252,6 +254,10 @@ def _detect(raw: str, norm: str, location: str = "") -> list[InjectionFinding]:
                 findings.append(InjectionFinding(rule=rule, excerpt=_excerpt(window, 0, len(window)),
                                                  location=location))
     _scan(norm, findings, seen, location)
+    # identifiers (workload names are DNS-1123 labels: "ignore-all-previous-instructions"): scan the
+    # words joined by - _ . as a sentence too
+    if len(norm) >= 12 and not any(c.isspace() for c in norm) and sum(norm.count(c) for c in "-_.") >= 2:
+        _scan(norm.replace("-", " ").replace("_", " ").replace(".", " "), findings, seen, location)
     # instructions wrapped in base64 (a classic filter bypass); bounded number of decodes
     if len(norm) >= 24:
         n = 0

@@ -70,7 +70,7 @@ KNOWN_FORMATS: list[tuple[str, str]] = [
     ("slack_token", r"\bxox[abposre]-[A-Za-z0-9\-]{10,}"),
     ("slack_token", r"\bxoxe\.xox[bp]-[A-Za-z0-9\-]{10,}"),
     ("slack_token", r"\bxapp-[0-9]-[A-Za-z0-9\-]{10,}"),
-    ("slack_webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_\-]{20,}"),
+    ("slack_webhook", r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_\-]{20,}"),
     # Anthropic before OpenAI (both start with sk-)
     ("anthropic_key", r"\bsk-ant-(?:api|admin|sid|oat)[0-9]{2}-[A-Za-z0-9_\-]{20,}"),
     # OpenAI: legacy (contains T3BlbkFJ = base64 "OpenAI"), project / service-account / admin keys.
@@ -122,6 +122,11 @@ KNOWN_FORMATS: list[tuple[str, str]] = [
     ("docker_auth", r"\b(?:eyJhdXRocyI6|ewogICJhdXRocyI6|ewogICAgImF1dGhzIjo|eyAiYXV0aHMiOi)[A-Za-z0-9+/]{8,}={0,2}"),
 ]
 
+# A token right after a JSON escape ("…\\nghp_…", common in JSON-encoded container logs) has no \b
+# before it (the 'n' of the escape is a word character): accept the escape as a boundary too; the
+# handler keeps those two characters.
+KNOWN_FORMATS = [(k, (r"(?:\b|\\[nrt])" + p[2:]) if p.startswith(r"\b") else p) for k, p in KNOWN_FORMATS]
+
 # --------------------------------------------------------------------------------------------------
 # Context rules
 # --------------------------------------------------------------------------------------------------
@@ -139,9 +144,12 @@ _SW = (r"(?i:pass(?:w(?:or)?d|phrase|wort)?|pwd|secret|token|(?:" + _KEY_QUALIFI
 _SW_WEAK = r"(?i:key|auth|signature|salt|hmac)" + _SUFFIX
 # a value: escaped-JSON string, JSON string, unterminated string, single-quoted, back-quoted, bare word.
 # A bare value cannot start with '[' (markers, arrays), '<' (placeholders) or '$' (shell references).
+# A bare value ends at whitespace, quotes, , ; ) ] } or at a JSON/log escape (\\n \\r \\t \\" \\\\).
+_BARE_CH = r"(?:[^\s\"'`,;)\]}\\]|\\[^nrt\"\\\s])"
 _VALUE = (r"(?:\\\"(?:[^\"\\\n]|\\[^\"\n])*\\\"|\"(?:[^\"\\\n]|\\.)*\"|\"[^\"\n]*|'[^'\n]*'?|`[^`\n]*`?"
-          r"|[^\s\"'`,;)\]}\[<$][^\s\"'`,;)\]}]*)")
-_VALUE_LONG = (r"(?:\\\"[^\"\\\n]{8,}\\\"|\"[^\"\\\n]{8,}\"|'[^'\n]{8,}'|[^\s\"'`,;)\]}\[<$][^\s\"'`,;)\]}]{7,})")
+          r"|[^\s\"'`,;)\]}\[<$\\]" + _BARE_CH + r"*)")
+_VALUE_LONG = (r"(?:\\\"[^\"\\\n]{8,}\\\"|\"[^\"\\\n]{8,}\"|'[^'\n]{8,}'|[^\s\"'`,;)\]}\[<$\\]" + _BARE_CH
+               + r"{7,})")
 _PRE = r"(?:^|[^A-Za-z0-9_.\-])"
 
 _CONTEXT_RULES: list[tuple[str, str]] = [
@@ -175,7 +183,8 @@ _CONTEXT_RULES: list[tuple[str, str]] = [
     ("f", r"(?P<f_pre>^|[\s\"'=(])(?P<f_name>-" + _NAMEC + r"{0,40}" + _SW + r")[ \t]+(?P<f_val>"
           + _VALUE + r")"),
     # URL userinfo scheme://user:pass@host
-    ("u", r"\b[A-Za-z][A-Za-z0-9+.\-]{0,20}://(?P<u_user>[^\s/?#@:\"'<>\[\]\\]*):(?P<u_val>[^\s/?#@\"'<>\[\]\\]+)@"),
+    # (RFC 3986 userinfo may hold sub-delims such as ' ( ) ; , so only /?#@ " < > [ ] \ and space end it)
+    ("u", r"\b[A-Za-z][A-Za-z0-9+.\-]{0,20}://(?P<u_user>[^\s/?#@:\"'<>\[\]\\]*):(?P<u_val>[^\s/?#@\"<>\[\]\\]+)@"),
     # bare Bearer / Basic credentials
     ("bb", r"\b(?i:bearer)[ \t]+(?P<bb_val>[A-Za-z0-9._~+/\-]{8,}=*)"),
     ("bs", r"\b(?i:basic)[ \t]+(?P<bs_val>[A-Za-z0-9+/]{6,}={0,2})"),
@@ -317,16 +326,25 @@ def _decodes_to_userpass(v: str) -> bool:
     return ":" in s and s.isprintable()
 
 
+_MASK_CHARS = frozenset("*xX•.#?_-~ ")
+
+
 def _is_secret_value(v: str, strength: str | None, kind: str) -> bool:
+    """Is this value (already unquoted) a credential, given how strongly its label says so?"""
     v = v.strip()
     if not v or v.startswith(MARKER_PREFIX):
         return False
     low = v.lower()
     if low in _PLACEHOLDERS:
         return False
-    if v[0] in "<[" or _SHELL_REF.search(v):
+    bare = low.rstrip(".,:;!")
+    if bare in _STOPWORDS and bare.isalpha():
+        return False  # prose: "token: expired", "password: incorrect"
+    if v[0] in "<[":
         return False
-    if set(v) <= set("*xX•.#?_-~ ") or low.startswith("***") or low.startswith("xxxx"):
+    if ("$" in v or "{" in v or "%" in v) and _SHELL_REF.search(v):
+        return False  # $VAR, ${VAR}, $(cmd), {{ template }}, %(name)s
+    if set(v) <= _MASK_CHARS or low.startswith("***") or low.startswith("xxxx"):
         return False
     if strength == WEAK:
         if kind == "auth" and _decodes_to_userpass(v):
@@ -340,9 +358,7 @@ def _is_secret_value(v: str, strength: str | None, kind: str) -> bool:
     # STRONG
     if v.startswith("--") and len(v) > 2 and v[2].isalpha():
         return False  # next flag, not a value: "--password --verbose"
-    if _is_path(v):
-        return False
-    if low.rstrip(".,:;!") in _STOPWORDS and v.rstrip(".,:;!").isalpha():
+    if "/" in v and _is_path(v):
         return False
     return True
 
@@ -438,19 +454,82 @@ def _fallback(m: _M, vgroup: str, depth: int, counter: _Counter) -> str:
     if depth > 0:
         return _sub(_KNOWN, full, 1, counter)
     vs = m.span(vgroup)[0]
-    head = _sub(_KNOWN, full[:vs], 1, counter) if vs >= _MIN_LEN else full[:vs]
-    return head + _sub(_FULL, full[vs:], 1, counter)
+    head, tail = full[:vs], full[vs:]
+    # a known token is ≥ 16 characters; a short pure word cannot hold any candidate
+    if len(head) >= 16:
+        head = _sub(_KNOWN, head, 1, counter)
+    t = tail.strip(" \t\"'")
+    if len(t) >= _MIN_LEN and not (t.isalpha() and len(t) < 16):
+        tail = _sub(_FULL, tail, 1, counter)
+    return head + tail
 
 
-_AUTH_SCHEMES = ("bearer", "basic", "token", "digest", "negotiate", "ntlm", "apikey", "aws4-hmac-sha256", "hmac",
+_AUTH_SCHEMES = ("bearer", "basic", "token", "negotiate", "ntlm", "apikey", "aws4-hmac-sha256", "hmac",
                  "key", "sso-key", "gensecret", "splunk", "dsn", "jwt")
+
+
+def _plausible_credential(v: str) -> bool:
+    """A single token that could be a bearer / API credential (not a word like 'server' or 'expired')."""
+    v = v.strip(".,;")
+    if len(v) < 8 or v.startswith(MARKER_PREFIX) or _SHELL_REF.search(v) or v[0] in "<[":
+        return False
+    if v.isalpha() and (v.islower() or v.isupper() or v.istitle()):
+        return False
+    return (any(c.isdigit() for c in v) or (any(c.isupper() for c in v) and any(c.islower() for c in v))
+            or _known_kind(v) is not None) and not _is_path(v)
+
+
+def _handle_header(m: _M, depth: int, counter: _Counter) -> str:
+    full = m.full
+    hname = m.group("h_name").lower()
+    vs, ve = m.span("h_val")
+    val = full[vs:ve]
+    if hname in ("cookie", "set-cookie"):
+        stripped = val.rstrip()
+        if "=" not in stripped or not _is_secret_value(stripped, STRONG, "cookie"):
+            return _fallback(m, "h_val", depth, counter)
+        counter.n += 1
+        return full[:vs] + marker("cookie") + val[len(stripped):] + full[ve:]
+    lead = len(val) - len(val.lstrip())
+    words = val.split()
+    if not words:
+        return _fallback(m, "h_val", depth, counter)
+    scheme = words[0].lower()
+    if scheme in _AUTH_SCHEMES and len(words) >= 2:
+        # credential = the word after the scheme (Digest/AWS4 carry parameters: take the rest of the line)
+        cstart = val.index(words[1], lead + len(words[0]))
+        if scheme in ("aws4-hmac-sha256", "hmac"):
+            cend = len(val.rstrip())
+            ok = len(val[cstart:cend]) >= 8
+        else:
+            cend = cstart + len(words[1])
+            cred = words[1].rstrip(".,;")
+            cend = cstart + len(cred)
+            ok = (_decodes_to_userpass(cred) or looks_random(cred, 8)) if scheme == "basic" else _plausible_credential(cred)
+        if not ok:
+            return _fallback(m, "h_val", depth, counter)
+        cred = val[cstart:cend]
+        kind = _known_kind(cred) or ("aws_signature" if scheme == "aws4-hmac-sha256" else scheme)
+        if scheme == "basic":
+            kind = "basic_auth"
+        counter.n += 1
+        return full[: vs + cstart] + marker(kind) + full[vs + cend:]
+    # no scheme: a bare API key / token header value (a single token)
+    cred = words[0].rstrip(".,;")
+    if not _plausible_credential(cred):
+        return _fallback(m, "h_val", depth, counter)
+    cstart = val.index(cred)
+    kind = _known_kind(cred) or ("api_key" if "key" in hname else "token")
+    counter.n += 1
+    return full[: vs + cstart] + marker(kind) + full[vs + cstart + len(cred):]
 
 
 def _handle(rule: _Rule, cand: str, depth: int, counter: _Counter) -> str:
     if rule.typ == "known":
-        if _check_known(rule.name, cand):
+        esc = cand[:2] if cand[:1] == "\\" else ""
+        if _check_known(rule.name, cand[len(esc):]):
             counter.n += 1
-            return marker(rule.name)
+            return esc + marker(rule.name)
         return cand
     mm = rule.rx.fullmatch(cand)
     if mm is None:  # cannot happen (the set said the rule matches the span); stay safe
@@ -461,10 +540,19 @@ def _handle(rule: _Rule, cand: str, depth: int, counter: _Counter) -> str:
     vg = name + "_val"
     if name in ("g", "gw", "f", "q"):
         nm = m.group(name + "_name")
+        ns = m.span(name + "_name")[0]
+        if ns > 0 and full[ns - 1] == "\\" and nm[:1] in "nrt":
+            nm = nm[1:]  # "\ntoken: …" in JSON-encoded logs: the n belongs to the escape
         strength, kind = classify_name(nm)
         if name == "q" and strength is None:
             strength, kind = WEAK, "token"
         _q1, inner, _q2 = _split_quotes(m.group(vg))
+        if name in ("g", "gw") and not _q1 and inner.isalpha():
+            ne = m.span(name + "_name")[1]
+            if ne < len(full) and full[ne] in "\"'":
+                strength = None  # '"creds" : configmap …' is prose about an object called creds
+        if strength and name in ("g", "gw") and _BLOCK_INDICATOR.search(inner):
+            return _Block(full[: m.span(vg)[1]], kind)
         if strength and _is_secret_value(inner, strength, kind):
             if kind in ("secret", "api_key") and "aws" in nm.lower() and "secret" in nm.lower():
                 kind = "aws_secret_key"
@@ -473,36 +561,13 @@ def _handle(rule: _Rule, cand: str, depth: int, counter: _Counter) -> str:
     if name in ("ej", "ey"):
         strength, kind = classify_name(m.group(name + "_name"))
         _q1, inner, _q2 = _split_quotes(m.group(vg))
+        if strength and name == "ey" and _BLOCK_INDICATOR.search(inner):
+            return _Block(full[: m.span(vg)[1]], "env")
         if strength and _is_secret_value(inner, strength, kind):
             return _replace_value(m, vg, "env", counter)
         return _fallback(m, vg, depth, counter)
     if name == "h":
-        hname = m.group("h_name").lower()
-        val = m.group("h_val")
-        vs, ve = m.span("h_val")
-        stripped = val.rstrip()
-        trail = val[len(stripped):]
-        if hname in ("cookie", "set-cookie"):
-            if not _is_secret_value(stripped, STRONG, "cookie"):
-                return _fallback(m, vg, depth, counter)
-            counter.n += 1
-            return full[:vs] + marker("cookie") + trail + full[ve:]
-        parts = stripped.split(None, 1)
-        if len(parts) == 2 and parts[0].lower() in _AUTH_SCHEMES:
-            cred = parts[1]
-            if not _is_secret_value(cred, STRONG, "auth"):
-                return _fallback(m, vg, depth, counter)
-            kind = _known_kind(cred) or parts[0].lower()
-            if kind == "aws4-hmac-sha256":
-                kind = "aws_signature"
-            counter.n += 1
-            return full[:vs] + parts[0] + " " + marker(kind) + trail + full[ve:]
-        if not _is_secret_value(stripped, STRONG, "auth") or (len(parts) == 1 and stripped.isalpha()
-                                                              and len(stripped) < 12):
-            return _fallback(m, vg, depth, counter)
-        kind = _known_kind(stripped) or ("api_key" if "key" in hname else "token")
-        counter.n += 1
-        return full[:vs] + marker(kind) + trail + full[ve:]
+        return _handle_header(m, depth, counter)
     if name == "dl":
         _q1, inner, _q2 = _split_quotes(m.group(vg))
         if _is_secret_value(inner, STRONG, "password"):
@@ -531,16 +596,83 @@ def _handle(rule: _Rule, cand: str, depth: int, counter: _Counter) -> str:
     return cand
 
 
+class _Block:
+    """A YAML block scalar (``password: |`` + more-indented lines) whose lines must be redacted."""
+
+    __slots__ = ("head", "kind")
+
+    def __init__(self, head: str, kind: str) -> None:
+        self.head = head  # candidate text up to and including the indicator
+        self.kind = kind
+
+
+_BLOCK_INDICATOR = re2.compile(r"^[|>][+\-]?[1-9]?[ \t]*$")
+_BLOCK_MAX = 64 * 1024
+
+
+def _block_end(text: str, value_pos: int) -> int:
+    """End of the block scalar whose indicator sits on the line containing value_pos."""
+    ls = text.rfind("\n", 0, value_pos) + 1
+    line = text[ls:value_pos]
+    key_indent = len(line) - len(line.lstrip(" \t-"))
+    nl = text.find("\n", value_pos)
+    if nl == -1:
+        return len(text)
+    pos = nl + 1
+    limit = min(len(text), pos + _BLOCK_MAX)
+    while pos < limit:
+        nxt = text.find("\n", pos, limit)
+        line_end = nxt if nxt != -1 else limit
+        ln = text[pos:line_end]
+        stripped = ln.lstrip(" \t")
+        if stripped and len(ln) - len(stripped) <= key_indent:
+            break
+        pos = line_end + 1 if nxt != -1 else limit
+    return min(pos, len(text))
+
+
+_MEMO_MAX = 4096
+
+
 def _sub(matcher: _Matcher, text: str, depth: int, counter: _Counter) -> str:
     out: list[str] = []
     pos = 0
-    for cm in matcher.coarse.finditer(text):
+    # ASCII text (the common case) is scanned as bytes: byte offsets are character offsets, and the
+    # wrapper skips its per-match offset translation
+    subject = text.encode("ascii") if text.isascii() else text
+    # identical candidates (a log repeats its lines; hostile input repeats its pattern) are decided once
+    memo: dict[str, tuple[Any, int]] = {}
+    for cm in matcher.coarse.finditer(subject):
         s, e = cm.span()
+        if s < pos:
+            continue  # inside a block scalar already replaced
         cand = text[s:e]
-        rule = matcher.rule_for(cand)
-        if rule is None:
+        hit = memo.get(cand)
+        if hit is not None:
+            rep, delta = hit
+            counter.n += delta
+        else:
+            rule = matcher.rule_for(cand)
+            if rule is None:
+                continue
+            before = counter.n
+            rep = _handle(rule, cand, depth, counter)
+            if len(memo) < _MEMO_MAX:
+                memo[cand] = (rep, counter.n - before)
+        if isinstance(rep, _Block):
+            vend = s + len(rep.head)
+            bend = _block_end(text, vend)
+            inner_block = text[vend:bend].strip()
+            if not inner_block or (inner_block.startswith(MARKER_PREFIX) and "\n" not in inner_block):
+                continue  # empty, or already redacted
+            body = text[vend:bend]
+            first = body.split("\n", 2)[1] if "\n" in body else ""
+            indent = first[: len(first) - len(first.lstrip(" \t"))]
+            counter.n += 1
+            out.append(text[pos:s])
+            out.append(rep.head + "\n" + indent + marker(rep.kind) + ("\n" if body.endswith("\n") else ""))
+            pos = bend
             continue
-        rep = _handle(rule, cand, depth, counter)
         if rep != cand:
             out.append(text[pos:s])
             out.append(rep)

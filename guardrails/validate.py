@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 
 import re2
@@ -85,7 +86,32 @@ def _numbers(text: str) -> list[tuple[float, int, str]]:
     return out
 
 
-def _evidence_index(evidence_texts: Iterable[str]) -> tuple[str, set[float], list[float]]:
+class _EvidenceNumbers:
+    """Numbers of the evidence, indexed so that each lookup is O(log n) (no quadratic scans)."""
+
+    def __init__(self, values: list[tuple[float, int, str]]) -> None:
+        self.exact: set[float] = set()
+        self.rounded: dict[int, set[float]] = {d: set() for d in range(0, 4)}
+        bytes_: list[float] = []
+        for val, _dec, unit in values:
+            self.exact.add(val)
+            for d in range(1, 4):
+                self.rounded[d].add(round(val, d))
+            if val != int(val):
+                self.rounded[0].add(float(round(val)))
+            f = _FACTORS.get(unit)
+            if f:
+                bytes_.append(val * f)
+            if not unit and val >= 1024:
+                bytes_.append(val)  # raw byte counts (metric values, limits in bytes)
+        self.bytes = sorted(bytes_)
+
+    def has_bytes_near(self, target: float, tol: float) -> bool:
+        i = bisect.bisect_left(self.bytes, target - tol)
+        return i < len(self.bytes) and self.bytes[i] <= target + tol
+
+
+def _evidence_index(evidence_texts: Iterable[str]) -> tuple[str, _EvidenceNumbers]:
     parts = []
     for t in evidence_texts:
         if not isinstance(t, str):
@@ -96,36 +122,18 @@ def _evidence_index(evidence_texts: Iterable[str]) -> tuple[str, set[float], lis
         if r != n:
             parts.append(r)
     blob = "\n".join(parts)
-    nums: set[float] = set()
-    byte_vals: list[float] = []
-    for val, _dec, unit in _numbers(blob):
-        nums.add(val)
-        f = _FACTORS.get(unit)
-        if f:
-            byte_vals.append(val * f)
-        if not unit and val >= 1024:
-            byte_vals.append(val)  # raw byte counts (metrics values, limits in bytes)
-    return blob, nums, byte_vals
+    return blob, _EvidenceNumbers(_numbers(blob))
 
 
-def _num_ok(val: float, dec: int, unit: str, nums: set[float], byte_vals: list[float]) -> bool:
-    if val in nums:
+def _num_ok(val: float, dec: int, unit: str, ev: _EvidenceNumbers) -> bool:
+    if val in ev.exact:
         return True
-    for e in nums:
-        if dec and round(e, dec) == val:
-            return True
-        if not dec and e != int(e) and round(e) == val:
-            return True
+    if round(val, min(dec, 3)) in ev.rounded[min(dec, 3)]:
+        return True
     f = _FACTORS.get(unit)
     if f and f > 1:
-        target = val * f
         tol = 0.5 * (10 ** -dec) * f + 1e-9
-        # tolerance also covers 1000 vs 1024 confusion only when exact (no): stay strict
-        for b in byte_vals:
-            if abs(b - target) <= tol:
-                return True
-        # "32 GiB" when evidence says "32Gi" / "32G": same number, any unit
-        if val in nums:
+        if ev.has_bytes_near(val * f, tol):
             return True
     return False
 
@@ -149,7 +157,7 @@ def validate_llm_output(text: str, *, category: str, evidence_texts: list[str],
     for other in sorted(named - {category}):
         reasons.append(f"names category {other} but the classifier said {category}")
 
-    blob, nums, byte_vals = _evidence_index(evidence_texts)
+    blob, ev = _evidence_index(evidence_texts)
     blob_cf = _squash(blob)
     allowed = {_squash(a) for a in extra_allowed}
 
@@ -205,7 +213,7 @@ def validate_llm_output(text: str, *, category: str, evidence_texts: list[str],
     # 6. numbers
     masked = _LIST_MARK_RX.sub(" ", masked)
     for val, dec, unit in _numbers(masked):
-        if not _num_ok(val, dec, unit, nums, byte_vals):
+        if not _num_ok(val, dec, unit, ev):
             shown = f"{val:g}{(' ' + unit) if unit else ''}"
             if _squash(shown) in allowed or _squash(f"{val:g}") in allowed:
                 continue
