@@ -11,6 +11,8 @@ Unknown is refused (the kubectl-ai rule): there is no allow-by-default branch.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import httpx
 
 from tools.base import WriteRefused
@@ -38,11 +40,21 @@ def check_request(request: httpx.Request) -> None:
         )
 
 
+@lru_cache(maxsize=1)
+def _tls_context():
+    """One verified TLS context per process: building it loads the CA bundle (~20 ms), so share it."""
+    import ssl
+
+    import certifi
+
+    return ssl.create_default_context(cafile=certifi.where())
+
+
 class ReadOnlyTransport(httpx.BaseTransport):
     """Wraps a real transport; refuses non-read requests before delegating."""
 
     def __init__(self, inner: httpx.BaseTransport | None = None):
-        self._inner = inner or httpx.HTTPTransport(retries=0)
+        self._inner = inner or httpx.HTTPTransport(retries=0, verify=_tls_context())
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         check_request(request)
