@@ -117,8 +117,8 @@ INJECTION_RULES: list[tuple[str, str]] = [
     ("verdict_override",
      r"\b(?:classify|categori[sz]e|label|diagnose|mark|conclude)\s+(?:this|it|that|the\s+(?:workload|failure|job|pod"
      r"|error|issue|incident|run|crash))\s+(?:as|is)\b"
-     r"|\b(?:category|verdict|root[\s_\-]*cause|diagnosis|classification|failure\s+reason)\s+(?:is|should\s+be|must\s+be"
-     r"|will\s+be|=|:)\s*[\"'`*]*(?:" + _CATS + r")\b"
+     r"|\b(?:category|verdict|root[\s_\-]*cause|diagnosis|classification|failure\s+reason)(?:\s*[:=]|\s+(?:is|should\s+be"
+     r"|must\s+be|will\s+be))\s*[\"'`*]*(?:" + _CATS + r")\b"
      r"|\b(?:category|verdict|diagnosis|classification)\s+(?:should|must|shall)\s+(?:be|read|say)\b"
      r"|\b(?:say|state|conclude|answer|respond|reply|report)\s+(?:that\s+)?(?:this|it|the)(?:\s+\w+)?\s+(?:is|was)\s+"
      r"(?:a\s+|an\s+)?(?:" + _CATS + r"|not\s+(?:a\s+)?(?:failure|oom|an?\s+error)|successful|healthy|fine)\b"
@@ -174,7 +174,9 @@ INJECTION_RULES: list[tuple[str, str]] = [
      r"|\[/?INST\]|<</?SYS>>|</?(?:system|assistant|human|instructions?|sys|prompt|tool_result|function_results"
      r"|im_start|system_prompt|developer)\s*>"
      r"|(?:^|\n)[ \t]*#{1,6}[ \t]*(?:system|instructions?|new\s+instructions?|response|assistant|human|prompt)\b[ \t]*:?"
-     r"|(?:^|\n)[ \t]*(?:human|assistant)[ \t]*:[ \t]"),
+     r"|(?:^|\n|[>\]|])[ \t]*(?:human|assistant)[ \t]*:[ \t]"
+     # closing the wrapper the evidence is shown in, to "leave" the data section
+     r"|</\s*(?:evidence|untrusted[\w\-]*|context|document|documents|tool_output|tool_response|observation|data_block)\s*>"),
     ("marker_forgery",
      r"<<\s*/?\s*(?:END\s+)?(?:UNTRUSTED[\s_\-]+)?EVIDENCE\b|\[/?(?:END[ _])?EVIDENCE\]|\bEV[0-9A-F]{24}\b"),
 ]
@@ -189,6 +191,10 @@ _INJ_RX = re2.compile("(?i)" + "|".join(f"(?P<{n}>{p})" for n, p in INJECTION_RU
 _INJ_IDX = [(n, _INJ_RX.groupindex[n]) for n, _p in INJECTION_RULES]
 _B64_RUN = re2.compile(r"[A-Za-z0-9+/]{24,}={0,2}|[A-Za-z0-9_\-]{24,}={0,2}")
 _MAX_FINDINGS = 50
+
+
+def _HEXISH(s: str) -> bool:  # noqa: N802
+    return not s.strip("0123456789abcdefABCDEF-:TZ.")
 _MAX_B64_DECODES = 64
 
 
@@ -218,7 +224,11 @@ def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str,
     """Run the rule alternation over (a confusable-folded copy of) text."""
     if not text:
         return
-    folded = text if text.isascii() else text.translate(_CONFUSABLES)
+    folded = text.encode("ascii") if text.isascii() else text.translate(_CONFUSABLES)
+    if _INJ_RX.search(folded) is None:
+        return
+    if isinstance(folded, bytes):
+        folded = text
     for m in _INJ_RX.finditer(folded):
         if len(findings) >= _MAX_FINDINGS:
             return
@@ -253,10 +263,13 @@ def _detect(raw: str, norm: str, location: str = "") -> list[InjectionFinding]:
                 window = normalise(raw[max(0, p - 60): p + 60])
                 findings.append(InjectionFinding(rule=rule, excerpt=_excerpt(window, 0, len(window)),
                                                  location=location))
+    if len(norm) < 6:
+        return findings
     _scan(norm, findings, seen, location)
     # identifiers (workload names are DNS-1123 labels: "ignore-all-previous-instructions"): scan the
     # words joined by - _ . as a sentence too
-    if len(norm) >= 12 and not any(c.isspace() for c in norm) and sum(norm.count(c) for c in "-_.") >= 2:
+    if (len(norm) >= 12 and not any(c.isspace() for c in norm) and sum(norm.count(c) for c in "-_.") >= 2
+            and sum(c.isalpha() for c in norm) >= 8 and not _HEXISH(norm)):
         _scan(norm.replace("-", " ").replace("_", " ").replace(".", " "), findings, seen, location)
     # instructions wrapped in base64 (a classic filter bypass); bounded number of decodes
     if len(norm) >= 24:
@@ -265,8 +278,8 @@ def _detect(raw: str, norm: str, location: str = "") -> list[InjectionFinding]:
             if n >= _MAX_B64_DECODES or len(findings) >= _MAX_FINDINGS:
                 break
             tok = m.group(0)
-            if len(tok) > 4096:
-                continue
+            if len(tok) > 4096 or _HEXISH(tok):
+                continue  # hashes, UUIDs, digests: not base64 text
             n += 1
             try:
                 dec = base64.b64decode(tok + "=" * (-len(tok) % 4), altchars=b"-_" if ("-" in tok or "_" in tok)

@@ -11,10 +11,13 @@ Design
        ``str.find`` inside windows bounded by the next BEGIN and 64 KiB, so many unterminated headers
        cannot make the scan quadratic.
     2. One combined re2 alternation holding the *context* rules (``key=value`` with a secret-like key,
-       ``--password X`` flags, ``- name: DB_PASSWORD / value: …`` env entries, Authorization / Cookie
-       headers, URL userinfo, query parameters, ``docker login -p``, ``curl -u user:pass``, bare
-       ``Bearer``/``Basic`` credentials) and the *known token formats* (AWS, GitHub, GitLab, Slack,
-       OpenAI, Anthropic, Hugging Face, NGC ``nvapi-``, Stripe, Google, JWT, …).
+       ``--password X`` flags, ``- name: DB_PASSWORD / value: …`` env entries, YAML block scalars,
+       Authorization / Cookie / API-key headers, URL userinfo, query parameters, ``docker login -p``,
+       ``mysql -pX``, ``curl -u user:pass``, XML elements, bare ``Bearer``/``Basic`` credentials) and
+       the *known token formats* (AWS, GitHub, GitLab, Slack, OpenAI, Anthropic, Hugging Face, NGC
+       ``nvapi-``, Stripe, Google, Azure, JWT, …).  It is compiled without captures and scanned once;
+       a ``re2.Set`` names the rule of each candidate and only that rule's regex extracts groups from
+       the (short) candidate; identical candidates are decided once per call (memo).
     3. A candidate that a callback rejects (``token: expired``, ``--token-file /x``) is not dropped
        silently: its span is re-scanned once with the full rule set (inner rejections fall back to the
        known formats only) so a real token inside a rejected candidate is still removed.  The fixed
@@ -113,6 +116,14 @@ KNOWN_FORMATS: list[tuple[str, str]] = [
     ("twilio_key", r"\bSK[0-9a-fA-F]{32}\b"),
     ("atlassian_token", r"\bATATT3[A-Za-z0-9_\-=]{100,}"),
     ("onepassword_token", r"\bops_eyJ[A-Za-z0-9+/=_\-]{100,}"),
+    ("alibaba_access_key", r"\bLTAI[A-Za-z0-9]{12,20}\b"),
+    ("onepassword_secret_key",
+     r"\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b"),
+    ("doppler_token", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+    ("postman_key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
+    ("linear_key", r"\blin_api_[A-Za-z0-9]{40}\b"),
+    ("brevo_key", r"\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}\b"),
+    ("square_token", r"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}"),
     ("age_secret_key", r"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b"),
     # JWT / JWS (3 parts) and JWE (5 parts); header and payload are base64url JSON ("eyJ" = '{"')
     ("jwt", r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}(?:\.[A-Za-z0-9_\-]*){1,3}=*"),
@@ -171,11 +182,23 @@ _CONTEXT_RULES: list[tuple[str, str]] = [
     # docker/podman/… login -p / --password
     ("dl", r"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm[ \t]+registry)[ \t]+(?:auth[ \t]+)?login\b"
            r"[^\n|;&]*?[ \t](?:-p|--password)(?:[ \t]+|=)(?P<dl_val>" + _VALUE + r")"),
+    # tool-specific password arguments: mysql -pSECRET, redis-cli -a SECRET, sshpass -p SECRET
+    ("tp", r"\b(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p|(?:redis-cli|keydb-cli)\b[^\n|;&]*?[ \t]-a[ \t]+"
+           r"|sshpass[ \t]+-p[ \t]*)(?P<tp_val>" + _VALUE + r")"),
+    # echo SECRET | docker login --password-stdin
+    ("es", r"\becho[ \t]+(?:-n[ \t]+)?(?P<es_val>" + _VALUE + r")[ \t]*\|[^\n|]*--password-stdin"),
+    # aws configure set aws_secret_access_key SECRET
+    ("ac", r"\baws[ \t]+configure[ \t]+set[ \t]+(?P<ac_name>[A-Za-z0-9_.\-]{1,80})[ \t]+(?P<ac_val>" + _VALUE + r")"),
+    # XML element <password>SECRET</password>
+    ("x", r"<(?P<x_name>" + _NAMEC + r"{0,40}" + _SW + r")>(?P<x_val>[^<\n]+)</"),
+    # key/name + value attribute pairs: <add key="ApiKey" value="SECRET"/>
+    ("ka", r"(?P<ka_pre>" + _PRE[3:-1] + r")(?i:key|name)[ \t]*=[ \t]*[\"'](?P<ka_name>[A-Za-z0-9_.\-]{1,100})[\"'][ \t]+(?i:value)[ \t]*=[ \t]*"
+           r"(?P<ka_val>" + _VALUE + r")"),
     # curl -u user:pass / --user / --proxy-user
     ("cu", r"(?P<cu_pre>^|[\s\"'])(?:-u|--user|--proxy-user)[ \t]+[\"']?(?P<cu_user>[^\s:\"']+):(?P<cu_val>[^\s\"']+)"),
     # generic key = value / key: value with a secret-like key
     ("g", r"(?P<g_pre>" + _PRE[3:-1] + r")(?P<g_name>" + _NAMEC + r"{0,40}" + _SW + r")"
-          r"(?:\\?[\"'])?[ \t]*(?::=|=>|[:=])[ \t]*(?P<g_val>" + _VALUE + r")"),
+          r"(?:\\?[\"'])?\]?[ \t]*(?::=|=>|[:=])[ \t]*(?P<g_val>" + _VALUE + r")"),
     # the same with a weak word (key / auth / signature): value of 8+ characters
     ("gw", r"(?P<gw_pre>" + _PRE[3:-1] + r")(?P<gw_name>" + _NAMEC + r"{0,40}" + _SW_WEAK + r")"
            r"(?:\\?[\"'])?[ \t]*(?::=|=>|[:=])[ \t]*(?P<gw_val>" + _VALUE_LONG + r")"),
@@ -514,9 +537,13 @@ def _handle_header(m: _M, depth: int, counter: _Counter) -> str:
             kind = "basic_auth"
         counter.n += 1
         return full[: vs + cstart] + marker(kind) + full[vs + cend:]
-    # no scheme: a bare API key / token header value (a single token)
+    # no scheme: a bare API key / token header value (a single token).  Headers that only ever carry a
+    # credential (X-API-Key, Private-Token, …) take any non-prose value; "authorization: <word>" is
+    # often prose ("authorization: server message: …") so it needs a credential-looking value.
     cred = words[0].rstrip(".,;")
-    if not _plausible_credential(cred):
+    ok = (_plausible_credential(cred) if hname in ("authorization", "proxy-authorization")
+          else len(cred) >= 6 and _is_secret_value(cred, STRONG, "api_key"))
+    if not ok:
         return _fallback(m, "h_val", depth, counter)
     cstart = val.index(cred)
     kind = _known_kind(cred) or ("api_key" if "key" in hname else "token")
@@ -568,6 +595,18 @@ def _handle(rule: _Rule, cand: str, depth: int, counter: _Counter) -> str:
         return _fallback(m, vg, depth, counter)
     if name == "h":
         return _handle_header(m, depth, counter)
+    if name in ("tp", "es"):
+        _q1, inner, _q2 = _split_quotes(m.group(vg))
+        if _is_secret_value(inner, STRONG, "password"):
+            return _replace_value(m, vg, "password", counter)
+        return _fallback(m, vg, depth, counter)
+    if name in ("ac", "x", "ka"):
+        strength, kind = classify_name(m.group(name + "_name"))
+        _q1, inner, _q2 = _split_quotes(m.group(vg))
+        if strength and _is_secret_value(inner, strength, kind):
+            return _replace_value(m, vg, "aws_secret_key" if "aws_secret" in m.group(name + "_name").lower() else kind,
+                                  counter)
+        return _fallback(m, vg, depth, counter)
     if name == "dl":
         _q1, inner, _q2 = _split_quotes(m.group(vg))
         if _is_secret_value(inner, STRONG, "password"):

@@ -31,10 +31,15 @@ class ValidationResult(BaseModel):
     reasons: list[str] = Field(default_factory=list)
 
 
+# upper-case names (also with spaces: "NODE FAILURE"), and the snake_case names in any case
+# ("oom_killed"); plain prose ("node failure", "unknown reason") is not a category claim
 _CAT_RX = re2.compile(
     r"\b(OOM[_ ]KILLED|IMAGE[_ ]PULL[_ ]FAILED|INIT[_ ]FAILED|DATASOURCE[_ ]MOUNT[_ ]FAILED|CRASH[_ ]APP[_ ]ERROR"
-    r"|NODE[_ ]FAILURE|SCHEDULING[_ ]POLICY[_ ]TERMINATED|UNKNOWN|PREEMPTED)\b"
+    r"|NODE[_ ]FAILURE|SCHEDULING[_ ]POLICY[_ ]TERMINATED|UNKNOWN|PREEMPTED"
+    r"|(?i:oom_killed|image_pull_failed|init_failed|datasource_mount_failed|crash_app_error|node_failure"
+    r"|scheduling_policy_terminated))\b"
 )
+_DOTTED_RX = re2.compile(r"\b\d+(?:\.\d+){2,}\b")
 _FENCE_RX = re2.compile(r"```[A-Za-z0-9_+\-]*\n?([^`]*)```")
 _QUOTE_RX = re2.compile(r"\"([^\"\n]+)\"|\x{201C}([^\x{201D}\n]+)\x{201D}|`([^`\n]+)`")
 _MARKER_RX = re2.compile(r"\[REDACTED:[a-z0-9_]+\]")
@@ -153,7 +158,7 @@ def validate_llm_output(text: str, *, category: str, evidence_texts: list[str],
         reasons.append("contains a secret-shaped string")
 
     # 2. categories
-    named = {m.group(1).replace(" ", "_") for m in _CAT_RX.finditer(text_n)}
+    named = {m.group(1).replace(" ", "_").upper() for m in _CAT_RX.finditer(text_n)}
     for other in sorted(named - {category}):
         reasons.append(f"names category {other} but the classifier said {category}")
 
@@ -188,7 +193,7 @@ def validate_llm_output(text: str, *, category: str, evidence_texts: list[str],
 
     # 4. UUIDs and timestamps
     spans = []
-    for rx, what in ((_UUID_RX, "UUID"), (_TS_RX, "timestamp")):
+    for rx, what in ((_UUID_RX, "UUID"), (_TS_RX, "timestamp"), (_DOTTED_RX, "version/address")):
         for m in rx.finditer(masked):
             spans.append(m.span())
             tok = m.group(0)
