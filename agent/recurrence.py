@@ -3,8 +3,10 @@
 A *failure occurrence* is one termination. History holds both phase updates and events, and a phase update and
 an event describing the same termination must count once. Episodes are built in ascending time:
 
-* a terminal phase update (Failed / Crashed / Stopped / Error) closes the open episode; failure events up to
-  ``GRACE`` after it are absorbed into it (the event and the phase update may arrive in either order);
+* a terminal phase update (Failed / Crashed / Stopped / Error) closes the open episode; failure events (and
+  duplicate terminal phase updates) up to ``GAP`` after it are absorbed into it while no new run has started (the
+  event and the phase update may arrive in either order, and events are re-emitted); a non-terminal phase update
+  (Running, Pending, ...) starts a new run, after which a failure is a new occurrence however soon it comes;
 * a failure event more than ``GAP`` after the previous one (with no phase update in between) starts a new
   episode, so a history holding only events still separates distinct failures;
 * every episode is classified by the same deterministic classifier.
@@ -40,7 +42,7 @@ def episodes(items: list[HistoryItem]) -> list[Episode]:
     out: list[Episode] = []
     open_sigs: list[Signal] = []
     open_start = open_last = None
-    closed_at = None  # time of the last terminal phase update (for GRACE absorption)
+    closed_at = None  # time of the last terminal phase update (its late records are absorbed, see above)
 
     def _t(x):
         return parse_time(x)
@@ -49,17 +51,21 @@ def episodes(items: list[HistoryItem]) -> list[Episode]:
         t = _t(it.at)
         if it.is_phase_update:
             if (it.phase or "").lower() in TERMINAL_FAILURE_PHASES:
-                if closed_at is not None and t is not None and t - closed_at <= GRACE and not open_sigs and out:
+                if closed_at is not None and t is not None and t - closed_at <= GAP and not open_sigs and out:
                     out[-1].signals.extend(it.signals)  # a duplicate phase update of the same termination
                     continue
                 sigs = open_sigs + it.signals
                 out.append(Episode(start=open_start or it.at, end=it.at, phase_update=it.phase, signals=sigs))
                 open_sigs, open_start, open_last, closed_at = [], None, None, t
+            elif (it.phase or "").strip():
+                closed_at = None  # a new run started (Running, Pending, ...): later failures are new occurrences
             continue
         if not it.signals:
             continue
-        if closed_at is not None and t is not None and t - closed_at <= GRACE and not open_sigs:
-            out[-1].signals.extend(it.signals)  # the event describing the termination just recorded
+        if closed_at is not None and t is not None and t - closed_at <= GAP and not open_sigs:
+            # the event describing the termination just recorded, even when re-emitted minutes later: without a
+            # new run in between (no non-terminal phase update) it cannot be a new failure
+            out[-1].signals.extend(it.signals)
             continue
         if open_sigs and t is not None and open_last is not None and t - open_last > GAP:
             out.append(Episode(start=open_start, end=_iso_or(open_last, open_start), signals=open_sigs))

@@ -147,6 +147,16 @@ def _dedupe(lines: list[EvidenceLine]) -> list[EvidenceLine]:
 
 def _limitations(state: State) -> list[str]:
     out = list(state.notes)
+    if state.list_result is not None:  # e.g. "pagination stopped": the candidate list may be incomplete
+        out += [f"{state.list_result.tool}: {n}" for n in state.list_result.notes]
+    for p in state.probe_results:  # Option B candidates whose status could not be read or had no events
+        wid = p.invocations[0].path.rsplit("/", 1)[-1] if p.invocations else "a candidate"
+        if not p.ok:
+            out.append(f"The status of candidate {wid} could not be read ({p.tool}: "
+                       f"{p.error.message if p.error else 'error'}); it could not be confirmed or excluded.")
+        elif p.data is not None and p.data.events is None:
+            out.append(f"The recent events of candidate {wid} could not be fetched (events: null); its symptom "
+                       "could only be checked in its status and conditions.")
     st = state.status
     if st is not None and st.ok and st.data.events is None:
         out.append("Recent events could not be fetched (events: null): a fetch failure, not proof that no events "

@@ -101,8 +101,11 @@ def scrub(text: str | None, names: Iterable[str]) -> str:
     if not text:
         return ""
     out = _QUOTED.sub(" ", text)
+    # Case-sensitive: a name appears in a message exactly as it was written, and Kubernetes / Run:ai names are
+    # lower-case, while the reason tokens systems write are not ("OOMKilled"). Ignoring case would let a workload
+    # named "oomkilled" erase Run:ai's own phase message "OOMKilled" (scenario names/named-exactly-oomkilled).
     for n in sorted({n for n in names if n and len(n) >= 3}, key=len, reverse=True):
-        out = re.sub(re.escape(n) + r"[\w./:-]*", " <name> ", out, flags=re.IGNORECASE)
+        out = re.sub(re.escape(n) + r"[\w./:-]*", " <name> ", out)
     return out
 
 

@@ -167,6 +167,8 @@ class Corpus:
                 cut = now - timedelta(days=7)
             texts += [now.strftime("%Y-%m-%dT%H:%M:%SZ"), cut.strftime("%Y-%m-%dT%H:%M:%SZ")]
         self.text = "\n".join(texts)
+        # every maximal run of digits (ids removed first: hex ids would supply digits no value carries)
+        self.num_tokens = set(re.findall(r"(?<![0-9.])[0-9]+(?:\.[0-9]+)?(?![0-9])", _UUID.sub(" ", self.text)))
         self.numbers = numbers
         self.formatted = {fmt_bytes(n) for n in numbers}
         self.ints = {str(int(n)) for n in numbers if n == int(n)}
@@ -204,10 +206,14 @@ def invented_values(report: str, corpus: Corpus) -> list[str]:
         text = rx.sub(" ", text)
     for tok in _TOKEN.findall(text):
         t = tok.strip(".,:;=+-/")
-        if not t or not any(c.isdigit() for c in t) or t in corpus.text:
+        if not t or not any(c.isdigit() for c in t):
             continue
-        # a token built around grounded numbers ("137)" or "node-7's") is fine if each number is grounded
-        if all(n in corpus.text for n in _NUM.findall(t)):
+        if _NUM.fullmatch(t):  # a bare number must be a number some response (or argument) carries
+            if t not in corpus.num_tokens:
+                bad.append(t)
+            continue
+        # a name-like token ("gpu-node-7", "pytorch:24.05-py3") must occur as is, or be built of grounded numbers
+        if t in corpus.text or all(n in corpus.num_tokens for n in _NUM.findall(t)):
             continue
         bad.append(t)
     return sorted(set(bad))

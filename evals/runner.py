@@ -61,3 +61,87 @@ def record(sc: Scenario, *, cassette: Path | None = None, kube_reader=None,
 
         normalise_order(path)
     return res
+
+
+# ------------------------------------------------------------------------------------------ rich live runs
+class _ShortReadTimeout:
+    """An httpx transport that gives a short read timeout to the requests a timeout fault targets (method + path
+    regex; every request when no target is given), so the client really times out on them, and only on them."""
+
+    def __init__(self, read: float, target: tuple[str, str] | None = None):
+        import re
+
+        import httpx
+
+        self._inner = httpx.HTTPTransport(verify=False, retries=0)
+        self._read = read
+        self._target = (target[0].upper(), re.compile(target[1])) if target else None
+
+    def handle_request(self, request):
+        t = self._target
+        if t is None or (request.method.upper() == t[0] and t[1].search(request.url.path)):
+            request.extensions["timeout"] = {"connect": 2.0, "read": self._read, "write": 2.0, "pool": 2.0}
+        return self._inner.handle_request(request)
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class LiveRun:
+    """One diagnosis against a fresh simulator, with everything the scoreboard checks afterwards."""
+
+    def __init__(self):
+        self.result: DiagnosisResult | None = None
+        self.error_kind: str | None = None  # unavailable | auth | invalid | crash
+        self.error: str | None = None
+        self.requests: list[tuple[str, str]] = []
+        self.exchanges: list[tuple[str, str, int, bytes]] = []
+        self.fired = 0
+        self.secrets: list[str] = []  # the simulator's client secret and every token it issued
+        self.sleeps: list[float] = []  # retry delays the client asked for (Retry-After honoured?)
+        self.seconds = 0.0
+
+
+def live_run(sc: Scenario, *, world: dict | None = None, faults: list[dict] | None = None,
+             read_timeout: float | None = None) -> LiveRun:
+    """Run ``sc`` live; ``faults`` are added to the world. Never raises: errors are recorded on the LiveRun."""
+    import copy
+    import json
+    import time
+
+    import httpx
+
+    from agent.api import ApiAuthError, ApiUnavailable, InvalidInput, diagnose
+    from evals.simulator import running_simulator
+
+    wd = copy.deepcopy(world) if world is not None else json.loads(sc.world.read_text())
+    if faults:
+        wd["faults"] = list(wd.get("faults") or []) + list(faults)
+    run = LiveRun()
+    target = None
+    if read_timeout and faults:
+        f = next((x for x in faults if x.get("kind") == "timeout"), None)
+        target = (f.get("method", "GET"), f["path"]) if f else None
+    transport = (_ShortReadTimeout(read_timeout, target) if read_timeout
+                 else httpx.HTTPTransport(verify=False, retries=0))
+    t0 = time.perf_counter()
+    with running_simulator(wd) as sim:
+        try:
+            run.result = diagnose(**_kwargs(sc), runai_url=sim.url, client_id=sim.client_id,
+                                  client_secret=sim.client_secret, use_kube=False, transport=transport,
+                                  retry_sleep=run.sleeps.append)
+        except ApiUnavailable as e:
+            run.error_kind, run.error = "unavailable", str(e)
+        except ApiAuthError as e:
+            run.error_kind, run.error = "auth", str(e)
+        except InvalidInput as e:
+            run.error_kind, run.error = "invalid", str(e)
+        except Exception as e:  # noqa: BLE001 - a crash is exactly what the fault matrix looks for
+            run.error_kind, run.error = "crash", f"{type(e).__name__}: {e}"
+        run.seconds = time.perf_counter() - t0
+        with sim.lock:
+            run.requests = list(sim.requests)
+            run.exchanges = list(sim.exchanges)
+            run.secrets = [sim.client_secret, *sorted(sim.tokens)]
+        run.fired = sim.faults.fired
+    return run

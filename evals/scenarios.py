@@ -52,6 +52,9 @@ class Scenario(BaseModel):
     tier2: bool = False
     tags: list[str] = Field(default_factory=list)
     confirmed: bool = True  # False: a captured verdict that a human has not confirmed yet
+    # The expected verdict is the skill's; the code is known to disagree (reported, not yet fixed). The runner
+    # reports such a scenario as an expected failure (xfail) and flags it when it starts passing.
+    known_defect: str | None = None
 
     @property
     def suite(self) -> str:
@@ -93,8 +96,12 @@ def load_scenario(ref: str | Path) -> Scenario:
 
 
 def all_scenarios(suites: list[str] | None = None, *, include_replay_only: bool = False,
-                  root: Path | None = None) -> list[Scenario]:
-    """Scenarios in id order; ``suites`` selects suites or single scenarios (``core``, ``oom/no-metric-samples``)."""
+                  include_known_defects: bool = False, root: Path | None = None) -> list[Scenario]:
+    """Scenarios in id order; ``suites`` selects suites or single scenarios (``core``, ``oom/no-metric-samples``).
+
+    By default only scenarios expected to pass today: captured (replay-only) scenarios and scenarios marked
+    ``known_defect`` (the skill's verdict, which the code does not reach yet) are listed on request; the eval
+    runner lists both and reports the latter as expected failures."""
     out = []
     base = Path(root) if root is not None else ROOT
     for case in sorted(base.rglob("case.json")):
@@ -104,6 +111,8 @@ def all_scenarios(suites: list[str] | None = None, *, include_replay_only: bool 
         if suites and not any(sc.id == s or sc.id.startswith(s.rstrip("/") + "/") for s in suites):
             continue
         if not include_replay_only and not sc.has_world:
+            continue
+        if not include_known_defects and sc.known_defect:
             continue
         out.append(sc)
     return sorted(out, key=lambda s: s.id)

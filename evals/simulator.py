@@ -211,6 +211,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _pre(self) -> tuple[str, list[tuple[str, str]]] | None:
         parts = urlsplit(self.path)
+        # read the request body first: a fault that answers early must not leave it in the keep-alive stream
+        length = int(self.headers.get("Content-Length") or 0)
+        self._raw_body = self.rfile.read(length) if length else b""
         with self.server.lock:
             self.server.requests.append((self.command, self.path))
             self.server.inflight += 1
@@ -244,8 +247,7 @@ class Handler(BaseHTTPRequestHandler):
         if pre is None:
             return
         path, _ = pre
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
+        body = self._raw_body
         auth = self.server.world.data.get("auth") or {}
         if path == "/api/v1/token" and auth.get("v1", True) is False:
             return self._error(404, "no such path")
@@ -339,10 +341,10 @@ class Handler(BaseHTTPRequestHandler):
         if post is not None and post.kind in ("next_endless", "next_repeats"):
             self._post_fault = None
             # next_endless: every page repeats the first page and points one page further, forever;
-            # next_repeats: the real page, but ``next`` always names the same offset (limit) again.
+            # next_repeats: every page repeats the first page and names the same ``next`` (one page) again.
             if post.kind == "next_endless":
                 return {key: items[:limit], "next": offset + limit}
-            return {key: items[offset: offset + limit], "next": limit}
+            return {key: items[:limit], "next": limit}
         page = items[offset: offset + limit]
         out = {key: page}
         if offset + limit < len(items):

@@ -244,7 +244,8 @@ class RunaiClient:
             raise ApiUnavailable("the Run:ai token endpoint returned a body that is not JSON") from e
         token = body.get("accessToken") or body.get("access_token") if isinstance(body, dict) else None
         if not token or not isinstance(token, str):
-            raise ApiAuthError("the Run:ai token endpoint returned no access token")
+            # a 200 without a token is a broken endpoint, not a refusal of the credentials (exit 3, not 4)
+            raise ApiUnavailable("the Run:ai token endpoint answered 200 without an access token")
         return token
 
     def _auth_header(self, refresh: bool = False) -> dict[str, str]:
@@ -290,9 +291,24 @@ class RunaiClient:
                 pass
         return min(self.backoff * (2 ** (attempt - 1)), self.max_retry_after)
 
-    def _get_json(self, path: str, params: list[tuple[str, str]] | None = None) -> tuple[Any, Invocation]:
-        """GET with auth, retries, one token refresh on 401, and guardrails applied to the body."""
+    def _get_json(self, path: str, params: list[tuple[str, str]] | None = None,
+                  raw_out: list | None = None) -> tuple[Any, Invocation]:
+        """GET with auth, retries, one token refresh on 401, and guardrails applied to the body.
+
+        ``raw_out`` (optional) receives the parsed body as served, before normalisation: numbers are checked
+        against it, because Unicode normalisation turns e.g. full-width digits into ASCII ones."""
         inv = Invocation(method="GET", path=path, query=list(params or []))
+        try:
+            return self._get_json_inner(path, params, inv, raw_out)
+        except ToolFailure as f:
+            # a failed read is still a read that was made: it stays listed in the result's tool_calls
+            if inv.status_code is None:
+                inv.status_code, inv.attempts = f.status_code, self.max_attempts
+            f.invocation = inv
+            raise
+
+    def _get_json_inner(self, path: str, params: list[tuple[str, str]] | None,
+                        inv: Invocation, raw_out: list | None = None) -> tuple[Any, Invocation]:
         r, attempts = self._send_with_retries("GET", path, params=params, headers=self._auth_header())
         if r.status_code == 401:
             r, more = self._send_with_retries("GET", path, params=params, headers=self._auth_header(refresh=True))
@@ -312,6 +328,8 @@ class RunaiClient:
         except ValueError:
             raise ToolFailure(ErrorKind.MALFORMED, f"GET {path} returned a body that is not valid JSON",
                               r.status_code) from None
+        if raw_out is not None:
+            raw_out.append(body)
         return self._sanitize(body), inv
 
     def _sanitize(self, body: Any) -> Any:
@@ -333,6 +351,9 @@ class RunaiClient:
             return ToolResult(tool=tool, status=ToolStatus.ABSENT, invocations=invocations, notes=notes,
                               error=ToolFailure(ErrorKind.NOT_FOUND, a.message, 404).to_error())
         except ToolFailure as f:
+            inv = getattr(f, "invocation", None)
+            if inv is not None and inv not in invocations:
+                invocations.append(inv)
             return ToolResult(tool=tool, status=ToolStatus.ERROR, invocations=invocations, notes=notes,
                               error=f.to_error())
         except ValidationError as e:
@@ -350,6 +371,7 @@ class RunaiClient:
 
         def fn(invs: list[Invocation], notes: list[str]) -> list[Workload]:
             out: list[Workload] = []
+            ids: set[str] = set()
             offset = 0
             seen: set[int] = set()
             for _ in range(self.max_pages):
@@ -363,7 +385,10 @@ class RunaiClient:
                 # The server's filter is authoritative, but only exact matches are ever used.
                 for w in body["workloads"]:
                     wl = Workload.model_validate(w)
+                    if wl.id in ids:
+                        continue  # a page served twice (a server that repeats pages): one candidate, probed once
                     if wl.name == name and wl.projectName == project and wl.clusterId == cluster_id:
+                        ids.add(wl.id)
                         out.append(wl)
                 nxt = body.get("next")
                 if nxt is None or not body["workloads"]:
@@ -404,7 +429,7 @@ class RunaiClient:
                 except (ToolFailure, _Absent, ValidationError) as e:
                     events = None
                     events_error = getattr(e, "message", None) or str(e)
-                    if isinstance(e, _Absent):
+                    if getattr(e, "invocation", None) is not None:
                         invs.append(e.invocation)
             return WorkloadStatus(workload=Workload.model_validate(body), events=events, events_error=events_error)
 
@@ -422,8 +447,8 @@ class RunaiClient:
         def fn(invs: list[Invocation], notes: list[str]) -> SubmittedSpec:
             body, inv = self._get_json(f"/api/v1/workloads/{kind}/{quote(workload_id, safe='')}")
             invs.append(inv)
-            if not isinstance(body, dict):
-                raise ToolFailure(ErrorKind.MALFORMED, "spec response is not an object")
+            if not isinstance(body, dict) or not isinstance(body.get("spec"), dict):
+                raise ToolFailure(ErrorKind.MALFORMED, "spec response has no 'spec' object")
             return SubmittedSpec(kind=kind, body=body)
 
         return self._run("get_workload_spec", fn)
@@ -505,18 +530,28 @@ class RunaiClient:
         def fn(invs: list[Invocation], notes: list[str]) -> list[MetricSeries]:
             params = [("metricType", t) for t in metric_types]
             params += [("start", iso(start)), ("end", iso(end)), ("numberOfSamples", str(samples))]
-            body, inv = self._get_json(f"/api/v1/workloads/{quote(workload_id, safe='')}/metrics", params)
+            raw: list = []
+            body, inv = self._get_json(f"/api/v1/workloads/{quote(workload_id, safe='')}/metrics", params, raw)
             invs.append(inv)
             if not isinstance(body, dict) or not isinstance(body.get("measurements"), list):
                 raise ToolFailure(ErrorKind.MALFORMED, "metrics response has no 'measurements' list")
+            raw_ms = raw[0].get("measurements") if raw and isinstance(raw[0], dict) else None
             out: list[MetricSeries] = []
-            for m in body["measurements"]:
+            for idx, m in enumerate(body["measurements"]):
                 if not isinstance(m, dict) or not isinstance(m.get("type"), str):
                     continue
+                raw_m = raw_ms[idx] if isinstance(raw_ms, list) and idx < len(raw_ms) else None
+                served_vals = raw_m.get("values") if isinstance(raw_m, dict) else None
                 samples_: list[MetricSample] = []
                 bad = 0
-                for v in m.get("values") or []:
+                values_ = m.get("values")
+                if values_ is not None and not isinstance(values_, list):
+                    values_, bad = [], 1  # not a list of samples: one unusable value, never iterated
+                for j, v in enumerate(values_ or []):
                     val = _parse_metric_value(v.get("value") if isinstance(v, dict) else None)
+                    rv = served_vals[j] if isinstance(served_vals, list) and j < len(served_vals) else None
+                    if val is not None and (not isinstance(rv, dict) or _parse_metric_value(rv.get("value")) != val):
+                        val = None  # the value as served was not a plain number (it only became one when normalised)
                     if val is None:
                         bad += 1
                         continue
@@ -542,16 +577,19 @@ class _Absent(Exception):
         self.message = message
 
 
+_DECIMAL = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$", re.ASCII)
+
+
 def _parse_metric_value(v: Any) -> float | None:
     if isinstance(v, bool):
         return None
     if isinstance(v, (int, float)):
         f = float(v)
     elif isinstance(v, str):
-        try:
-            f = float(v.strip())
-        except ValueError:
+        # Only a plain ASCII decimal: float() would also accept "1_000", full-width or Arabic-Indic digits.
+        if not _DECIMAL.match(v.strip()):
             return None
+        f = float(v.strip())
     else:
         return None
     if f != f or f in (float("inf"), float("-inf")) or f < 0:
