@@ -14,14 +14,14 @@ import json
 import os
 import resource
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from evals.kubeapi import shared_k8s_dir, stop_pids
 
 REPO = Path(__file__).resolve().parents[1]
 FIFTY_MB = 50 * 1024 * 1024
@@ -115,24 +115,18 @@ class KubeTools:
     reason: str | None  # why Tier 2 cannot be measured (None = available)
 
 
-def _shared_k8s() -> Path:
-    env = os.environ.get("WD_SHARED_DIR")
-    if env:
-        base = Path(env)
-        return base / "k8s" if (base / "k8s").is_dir() else base
-    return (REPO / ".." / "shared" / "k8s").resolve()
-
-
 def find_kube_tools() -> KubeTools:
     """The cached kube-apiserver binary, etcd and the start script; never builds anything (a build takes minutes:
     run ``./dev test`` once, or ``shared/k8s/build-kube-apiserver.sh``)."""
+    from evals.kubeapi import cache_dir
+
     explicit = os.environ.get("KUBE_APISERVER")
-    cache = Path(os.environ.get("WD_KUBE_CACHE_DIR") or Path.home() / ".cache" / "kube-apiserver-1.20.2")
-    binary = Path(explicit) if explicit else cache / "bin" / "kube-apiserver"
-    script = _shared_k8s() / "start-kube-apiserver.sh"
+    binary = Path(explicit) if explicit else cache_dir() / "bin" / "kube-apiserver"
+    script = shared_k8s_dir() / "start-kube-apiserver.sh"
     missing = []
     if not os.access(binary, os.X_OK):
-        missing.append(f"no kube-apiserver binary at {binary} (build it once: {_shared_k8s()}/build-kube-apiserver.sh"
+        missing.append(f"no kube-apiserver binary at {binary} (build it once: "
+                       f"{shared_k8s_dir()}/build-kube-apiserver.sh"
                        " or ./dev test)")
     if not script.is_file():
         missing.append(f"no start script at {script} (set WD_SHARED_DIR)")
@@ -145,69 +139,14 @@ def find_kube_tools() -> KubeTools:
                      "; ".join(missing) if missing else None)
 
 
-def _free_port(avoid: set[int] = frozenset()) -> int:
-    for _ in range(200):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            p = s.getsockname()[1]
-        if p in avoid or p + 10 in avoid or p >= 65000:
-            continue
-        with socket.socket() as s2:  # etcd also listens on ETCD_PORT+10
-            try:
-                s2.bind(("127.0.0.1", p + 10))
-            except OSError:
-                continue
-        return p
-    raise RuntimeError("no free port pair found")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def stop_pids(pids: list[int], grace_s: float = 15.0) -> None:
-    """Stop the etcd/apiserver processes this bench started (by PID only)."""
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and any(_alive(p) for p in pids):
-        time.sleep(0.1)
-    for pid in pids:
-        if _alive(pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-
 def start_apiserver(tools: KubeTools, run_dir: Path) -> tuple[Path, list[int], float]:
-    last = ""
-    for attempt in range(3):
-        api_port = _free_port()
-        etcd_port = _free_port({api_port})
-        rd = run_dir / f"try{attempt}"
-        rd.mkdir(parents=True, exist_ok=True)
-        t0 = time.monotonic()
-        try:
-            p = subprocess.run(["bash", str(tools.start_script), str(rd), str(api_port), str(etcd_port)],
-                               capture_output=True, text=True, timeout=90,
-                               env={**os.environ, "KUBE_APISERVER": str(tools.binary)})
-            rc, err = p.returncode, p.stderr
-        except subprocess.TimeoutExpired as e:
-            rc, err = -1, f"timeout: {e}"
-        pids = [int((rd / f).read_text().strip()) for f in ("apiserver.pid", "etcd.pid") if (rd / f).exists()]
-        if rc == 0 and (rd / "kubeconfig").exists():
-            return rd / "kubeconfig", pids, time.monotonic() - t0
-        stop_pids(pids, grace_s=5)
-        last = f"exit {rc}: {err.strip()[-500:]}"
-    raise RuntimeError(f"start-kube-apiserver.sh failed 3 times: {last}")
+    from evals.kubeapi import KubeApiUnavailable, start_kube_apiserver
+
+    try:
+        c = start_kube_apiserver(run_dir, tools.binary)
+    except KubeApiUnavailable as e:
+        raise RuntimeError(str(e)) from None
+    return c.kubeconfig, c.pids, c.startup_s
 
 
 # ----------------------------------------------------------------------------------- fixtures
