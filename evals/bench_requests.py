@@ -24,12 +24,10 @@
 """
 from __future__ import annotations
 
-import contextlib
 import inspect
 import json
 import math
 import re
-import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -114,36 +112,13 @@ class LiveRun:
     max_inflight: int
 
 
-@contextlib.contextmanager
-def recording_simulator(world, delay_ms: int = 0):
-    """``evals.simulator.running_simulator`` plus the status of every answer (to tell retries from duplicates)."""
-    from evals.simulator import Handler, SimServer, World
-
-    class RecordingHandler(Handler):
-        def send_response(self, code, message=None):  # noqa: D401 - http.server API
-            with self.server.lock:
-                self.server.answered.append((self.command, self.path, code))
-            super().send_response(code, message)
-
-    wd = world if isinstance(world, World) else World.load(world)
-    srv = SimServer(("127.0.0.1", 0), wd, delay_ms=delay_ms)
-    srv.RequestHandlerClass = RecordingHandler
-    srv.answered = []
-    t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.005}, name="bench-simulator",
-                         daemon=True)
-    t.start()
-    try:
-        yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
-
-
 def run_live(sc: Scenario, delay_ms: int = 0, world: Any = None) -> LiveRun:
     from agent.api import diagnose
     from evals.runner import _kwargs
 
-    with recording_simulator(world if world is not None else sc.world, delay_ms=delay_ms) as sim:
+    from evals.simulator import running_simulator
+
+    with running_simulator(world if world is not None else sc.world, delay_ms=delay_ms) as sim:
         t0 = time.perf_counter()
         res = diagnose(**_kwargs(sc), runai_url=sim.url, client_id=sim.client_id, client_secret=sim.client_secret,
                        use_kube=False, retry_sleep=lambda s: None)

@@ -157,6 +157,7 @@ class SimServer(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.requests: list[tuple[str, str]] = []  # (method, path?query) in arrival order
         self.exchanges: list[tuple[str, str, int, bytes]] = []  # (method, path?query, status, body) as served
+        self.answered: list[tuple[str, str, int]] = []  # (method, path?query, status) of every answer sent
         self.inflight = 0
         self.max_inflight = 0  # the most requests being served at once (proves the client overlaps reads)
         from evals.faults import FaultPlan
@@ -185,6 +186,11 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *a):  # quiet
         pass
+
+    def send_response(self, code, message=None):  # records the status of every answer (retries vs duplicates)
+        with self.server.lock:
+            self.server.answered.append((self.command, self.path, code))
+        super().send_response(code, message)
 
     # ------------------------------------------------------------------ plumbing
     def _send(self, status: int, body: Any, headers: dict | None = None, raw: bytes | None = None,
