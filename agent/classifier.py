@@ -39,5 +39,5 @@ def classify(signals: list[Signal]) -> Verdict:
 
 
 def needs_metrics(signals: list[Signal]) -> bool:
-    """Step 4: OOMKilled or unexplained exit 137 → get_workload_metrics."""
-    return any(s.kind in (Kind.OOM, Kind.EXIT_137) for s in signals)
+    """Step 4: OOMKilled or *unexplained* exit 137 → get_workload_metrics (an eviction or policy explains it)."""
+    return any(s.kind == Kind.OOM for s in signals) or classify(signals).unresolved_137

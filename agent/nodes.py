@@ -140,6 +140,15 @@ def get_workload_status(state: State, config: RunnableConfig) -> dict:
     return {"status": st}
 
 
+PENDING_ROUTE = {"outcome": "routed", "route": "pending_scheduling",
+                 "stop_message": "Pending with only scheduling or resource-wait evidence: use the pending-workload "
+                                 "diagnosis."}
+RUNNING_ASK = {"outcome": "needs_input", "route": "running_without_failure",
+               "question": "This workload is Running with no confirmed failure symptom. Did you mean a past run? If "
+                           "so, give its workload ID or ask about the terminal run.",
+               "stop_message": "Running without a confirmed failure symptom."}
+
+
 def check_phase(state: State, config: RunnableConfig) -> dict:
     """Step 1.3–1.6 — cluster check, preemption, the phase rule; record candidate signals."""
     cfg, _ = _ctx(config)
@@ -165,19 +174,18 @@ def check_phase(state: State, config: RunnableConfig) -> dict:
     if phase == "pending":
         if kinds & DIRECT_FAILURE_KINDS:
             return upd
-        return upd | {"outcome": "routed", "route": "pending_scheduling",
-                      "stop_message": "Pending with only scheduling or resource-wait evidence: use the "
-                                      "pending-workload diagnosis."}
+        if st.events is None:  # events: null is a fetch failure: decide after history instead (Step 1.6)
+            return upd | {"deferred_phase": "pending"}
+        return upd | PENDING_ROUTE
     if phase == "suspended":
         return upd | {"outcome": "stopped", "route": "suspended",
                       "stop_message": "Workload is Suspended (paused, not failed): out of scope."}
     if phase == "running":
         if kinds & CRASH_CONFIRMING_KINDS:
             return upd
-        return upd | {"outcome": "needs_input", "route": "running_without_failure",
-                      "question": "This workload is Running with no confirmed failure symptom. Did you mean a past "
-                                  "run? If so, give its workload ID or ask about the terminal run.",
-                      "stop_message": "Running without a confirmed failure symptom."}
+        if st.events is None:
+            return upd | {"deferred_phase": "running"}
+        return upd | RUNNING_ASK
     return upd | {"outcome": "stopped", "route": "phase_not_terminal",
                   "stop_message": f"Workload phase is {w.phase or 'not reported'}: not a terminal failure; no "
                                   "category assigned."}
@@ -188,7 +196,7 @@ def fanout_after_phase(state: State) -> list[str] | str:
     if state.outcome:
         return "report"
     branches = ["inspect_spec", "inspect_pods", "inspect_history"]
-    if needs_metrics(state.signals):
+    if any(s.kind == Kind.OOM for s in state.signals):  # a direct OOM needs metrics whatever history says
         branches.append("fetch_metrics")
     return branches
 
@@ -242,6 +250,18 @@ def apply_history_rules(state: State, config: RunnableConfig) -> dict:
         return upd | {"outcome": "routed", "route": "preempted",
                       "stop_message": "Pod or history evidence for the current termination reports preemption: "
                                       "this is not a failure. Use the preempted-workload diagnosis."}
+    # the phase rule deferred because events were null, now applied to status + pods + current history episode
+    kinds = {s.kind for s in sigs}
+    if state.deferred_phase == "pending" and not kinds & DIRECT_FAILURE_KINDS:
+        if Kind.SCHEDULING_WAIT in kinds:
+            return upd | PENDING_ROUTE
+        # no failure signal, but no scheduling evidence either: the events that would tell are missing, so
+        # this is not "only scheduling evidence" — continue (Tier 2 may tell; otherwise UNKNOWN, never a guess)
+        return upd | {"notes": list(state.notes) + [
+            "Pending workload whose events could not be fetched: neither a pod-start failure nor scheduling-only "
+            "evidence was found in status, pods or history, so it could not be routed as a scheduling wait."]}
+    if state.deferred_phase == "running" and not kinds & CRASH_CONFIRMING_KINDS:
+        return upd | RUNNING_ASK
     return upd
 
 

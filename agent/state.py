@@ -42,6 +42,9 @@ class State(BaseModel):
     past_episode_signals: list[list[Signal]] = Field(default_factory=list)
     current_episode_end: str | None = None
     notes: list[str] = Field(default_factory=list)  # limitations raised by the routing nodes
+    # a Pending/Running phase rule that could not be decided from status alone because events were null
+    # (Step 1.6: a fetch failure, not "no events"): decided again once history and pods are in
+    deferred_phase: str | None = None
     # decision
     outcome: str | None = None  # diagnosed | routed | stopped | needs_input
     route: str | None = None

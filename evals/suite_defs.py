@@ -1315,8 +1315,6 @@ def res_pending_events_null_history() -> S:
     s.hev(w, ts(at, minutes=2, seconds=1), "Failed", "Error: ErrImagePull", "serve-t5-0-0")
     s.pod(w, "serve-t5-0-0", "Pending", image=img)
     s.spec(w, image=img)
-    s.known_defect = ("agent/nodes.py check_phase applies the Pending rule to status/conditions/events only; with "
-                      "events: null it routes to pending_scheduling instead of using history (skill Step 1.6)")
     return s.expect("diagnosed", "IMAGE_PULL_FAILED", recurrence=1, report_contains=("fix the image name/tag",))
 
 
