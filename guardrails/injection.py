@@ -19,12 +19,13 @@ import base64
 import binascii
 import secrets
 import unicodedata
+from itertools import islice
 from typing import Any
 
 import re2
 from pydantic import BaseModel, Field
 
-from .redaction import redact, redact_value_with_count, redact_with_count
+from .redaction import _MAX_MEM, _UNANCHORED, _no_names, redact, redact_value_with_count, redact_with_count
 
 
 class InjectionFinding(BaseModel):
@@ -83,6 +84,8 @@ _CONFUSABLES = str.maketrans({
     "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "ο": "o", "ν": "v", "α": "a", "ι": "i", "κ": "k", "ρ": "p",
     "υ": "u", "ϲ": "c", "ϳ": "j", "ʏ": "y", "ı": "i",
 })
+
+_HAS_CONFUSABLE = re2.compile("[" + "".join(chr(c) for c in _CONFUSABLES) + "]")._regexp.Match
 
 # ------------------------------------------------------------------------------------------ rules
 _CATS = (r"OOM_KILLED|IMAGE_PULL_FAILED|INIT_FAILED|DATASOURCE_MOUNT_FAILED|CRASH_APP_ERROR|NODE_FAILURE"
@@ -183,14 +186,36 @@ INJECTION_RULES: list[tuple[str, str]] = [
 
 def _big_opts() -> re2.Options:
     o = re2.Options()
-    o.max_mem = 64 << 20
+    o.max_mem = _MAX_MEM  # a ceiling: re2 allocates DFA states lazily (see redaction._MAX_MEM)
     return o
 
 
-_INJ_RX = re2.compile("(?i)" + "|".join(f"(?P<{n}>{p})" for n, p in INJECTION_RULES), _big_opts())
-_INJ_IDX = [(n, _INJ_RX.groupindex[n]) for n, _p in INJECTION_RULES]
+# The rules are scanned as one alternation WITHOUT capture groups (a capture group makes re2 run its NFA
+# over every match: 2-4 µs each), found match by match with re2's low-level RE2.Match; the rule of a
+# match is the lowest-index rule matching its text exactly (what leftmost-first chose), from a
+# FullMatchSet, decided once per distinct match text.
+_INJ_RX = re2.compile("(?i)" + "|".join(f"(?:{_no_names(p)})" for _n, p in INJECTION_RULES), _big_opts())
+_INJ_SEARCH = _INJ_RX._regexp.Match
+_INJ_SET = re2.Set.FullMatchSet(_big_opts())
+for _n, _p in INJECTION_RULES:
+    _INJ_SET.Add("(?i)" + _no_names(_p))
+_INJ_SET.Compile()
+_INJ_NAMES = [n for n, _p in INJECTION_RULES]
 _B64_RUN = re2.compile(r"[A-Za-z0-9+/]{24,}={0,2}|[A-Za-z0-9_\-]{24,}={0,2}")
 _MAX_FINDINGS = 50
+# excerpts built per rule and scan: a finding is (rule, excerpt), and text repeating one phrase would
+# otherwise redact an excerpt for every repetition (the verdict never depends on excerpts)
+_MAX_EXCERPTS_PER_RULE = 16
+
+
+_ASCII_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _letters_at_least(s: str, k: int) -> bool:
+    """At least k characters of s are letters (str.isalpha), without a Python loop over s."""
+    if s.isascii():
+        return len(s) - len(s.encode("ascii").translate(None, _ASCII_LETTERS)) >= k
+    return len(list(islice(filter(str.isalpha, s), k))) >= k
 
 
 def _HEXISH(s: str) -> bool:  # noqa: N802
@@ -220,20 +245,45 @@ def _excerpt(text: str, start: int, end: int) -> str:
     return window[s: s + 120]
 
 
+def _rule_of(match_text: bytes) -> str:
+    idx = _INJ_SET.Match(match_text)
+    return _INJ_NAMES[min(idx)] if idx else "instruction"
+
+
 def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str, prefix: str = "") -> None:
     """Run the rule alternation over (a confusable-folded copy of) text."""
     if not text:
         return
-    folded = text.encode("ascii") if text.isascii() else text.translate(_CONFUSABLES)
-    if _INJ_RX.search(folded) is None:
-        return
-    if isinstance(folded, bytes):
-        folded = text
-    for m in _INJ_RX.finditer(folded):
-        if len(findings) >= _MAX_FINDINGS:
+    ascii_ = text.isascii()
+    subject = text.encode("utf-8")
+    if not ascii_ and _HAS_CONFUSABLE(_UNANCHORED, subject, 0, len(subject))[0][0] >= 0:
+        # (str.translate with a dict costs ~40 ns per character: only when a look-alike is present)
+        subject = text.translate(_CONFUSABLES).encode("utf-8")  # 1:1, character offsets are kept
+    end = len(subject)
+    bpos = 0
+    mb = mc = 0  # non-ASCII: byte offset mb is character offset mc
+    rules: dict[bytes, str] = {}
+    excerpts: dict[str, int] = {}
+    while len(findings) < _MAX_FINDINGS:
+        bs, be = _INJ_SEARCH(_UNANCHORED, subject, bpos, end)[0]
+        if bs < 0:
             return
-        rule = next((n for n, gi in _INJ_IDX if m.span(gi)[0] >= 0), "instruction")
-        s, e = m.span()
+        bpos = be if be > bs else be + 1
+        while bpos < end and (subject[bpos] & 0xC0) == 0x80:  # (an empty match inside a UTF-8 sequence)
+            bpos += 1
+        mt = subject[bs:be]
+        rule = rules.get(mt)
+        if rule is None:
+            rule = rules[mt] = _rule_of(mt)
+        if excerpts.get(rule, 0) >= _MAX_EXCERPTS_PER_RULE:
+            continue  # this rule is reported already; more excerpts of it add nothing to the verdict
+        excerpts[rule] = excerpts.get(rule, 0) + 1
+        if ascii_:
+            s, e = bs, be
+        else:
+            s = mc + len(subject[mb:bs].decode("utf-8"))
+            e = s + len(mt.decode("utf-8"))
+            mb, mc = be, e
         excerpt = _excerpt(text, s, e)
         key = (prefix + rule, excerpt)
         if key in seen:
@@ -268,8 +318,8 @@ def _detect(raw: str, norm: str, location: str = "") -> list[InjectionFinding]:
     _scan(norm, findings, seen, location)
     # identifiers (workload names are DNS-1123 labels: "ignore-all-previous-instructions"): scan the
     # words joined by - _ . as a sentence too
-    if (len(norm) >= 12 and not any(c.isspace() for c in norm) and sum(norm.count(c) for c in "-_.") >= 2
-            and sum(c.isalpha() for c in norm) >= 8 and not _HEXISH(norm)):
+    if (len(norm) >= 12 and norm.split(None, 1) == [norm] and sum(norm.count(c) for c in "-_.") >= 2
+            and _letters_at_least(norm, 8) and not _HEXISH(norm)):
         _scan(norm.replace("-", " ").replace("_", " ").replace(".", " "), findings, seen, location)
     # instructions wrapped in base64 (a classic filter bypass); bounded number of decodes
     if len(norm) >= 24:

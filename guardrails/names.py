@@ -130,8 +130,10 @@ _ENCODING_SUFFIX = {"b64", "base64", "hex", "enc", "encoded", "value", "val", "r
 
 def split_words(name: str) -> list[str]:
     """``DB_PASSWORD`` → ['db','password']; ``clientSecret`` → ['client','secret']; ``--api-key`` → ['api','key']."""
-    s = _CAMEL_2.sub(r"\1_\2", name)
-    s = _CAMEL_1.sub(r"\1_\2", s)
+    s = name
+    if s != s.lower():  # both camel-case rules need an upper-case letter
+        s = _CAMEL_2.sub(r"\1_\2", s)
+        s = _CAMEL_1.sub(r"\1_\2", s)
     return [w for w in _SPLIT.split(s.lower()) if w]
 
 
