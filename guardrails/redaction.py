@@ -848,8 +848,11 @@ def _decodes_to_userpass(v: str) -> bool:
 _MASK_CHARS = frozenset("*xX•.#?_-~ ")
 
 
-def _is_secret_value(v: str, strength: str | None, kind: str) -> bool:
-    """Is this value (already unquoted) a credential, given how strongly its label says so?"""
+def _is_secret_value(v: str, strength: str | None, kind: str, structured: bool = False) -> bool:
+    """Is this value (already unquoted) a credential, given how strongly its label says so?
+
+    ``structured``: the value is a whole JSON field under a secret-like key (not a word in free text), so a
+    leading ``--`` is part of the value, not the next command-line flag."""
     v = v.strip()
     if not v or v.startswith(MARKER_PREFIX):
         return False
@@ -875,7 +878,7 @@ def _is_secret_value(v: str, strength: str | None, kind: str) -> bool:
             return len(v) >= 6 and not v.isalpha() or looks_random(v)
         return looks_random(v)
     # STRONG
-    if v.startswith("--") and len(v) > 2 and v[2].isalpha():
+    if not structured and v.startswith("--") and len(v) > 2 and v[2].isalpha():
         return False  # next flag, not a value: "--password --verbose"
     if "/" in v and _is_path(v):
         return False
@@ -1523,7 +1526,7 @@ def _redact_scalar_under_key(key: str, v: Any) -> tuple[bool, Any]:
             return True, marker(kind)
         return False, v
     if isinstance(v, str):
-        if _is_secret_value(v, strength, kind):
+        if _is_secret_value(v, strength, kind, structured=True):
             k = _known_kind(v) or kind
             if "aws" in key.lower() and "secret" in key.lower():
                 k = "aws_secret_key"
@@ -1569,7 +1572,7 @@ def _redact_value(obj: Any, counter: list[int]) -> Any:
                 strength, kind = classify_name(env_name)
                 if strength and v is not None and not isinstance(v, bool) and (
                     isinstance(v, (int, float)) and strength == STRONG
-                    or isinstance(v, str) and _is_secret_value(v, strength, kind)
+                    or isinstance(v, str) and _is_secret_value(v, strength, kind, structured=True)
                 ):
                     new[nk] = marker("env")
                     counter[0] += 1

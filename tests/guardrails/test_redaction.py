@@ -317,3 +317,12 @@ def test_redact_value_k8s_secret_data():
 def test_redact_value_numbers_bools_none_and_lists():
     obj = [1, 2.5, True, None, "plain text", {"exitCode": 137, "memory": 34359738368}]
     assert redact_value(obj) == obj
+
+
+def test_structured_secret_field_starting_with_dashes_is_redacted():
+    """A whole JSON value under a secret key is the value even when it looks like a flag (found by a cassette)."""
+    from guardrails import redact_value
+
+    out = redact_value({"accessToken": "--XYbabcdefghijklmnop123456", "refreshToken": "--abcdefgh",
+                        "env": [{"name": "DB_PASSWORD", "value": "--s3cr3t-value"}]})
+    assert "XYb" not in str(out) and "abcdefgh" not in str(out) and "s3cr3t" not in str(out)
