@@ -1,0 +1,13 @@
+"""The public CLI end to end: simulator started with `workload-diagnose simulate`, `failed --json` run twice."""
+from __future__ import annotations
+
+import pytest
+
+from evals.cli_check import check
+from evals.scenarios import load_scenario
+
+
+@pytest.mark.parametrize("sid", ["core/oom-metrics", "core/route-preempted", "core/option-b-active-crashloop"])
+def test_cli_against_the_projects_own_simulator(sid):
+    ok, why = check(load_scenario(sid))
+    assert ok, why
