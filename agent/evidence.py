@@ -4,14 +4,13 @@ Pure functions: given the same tool results they return the same signals in the 
 """
 from __future__ import annotations
 
-from datetime import timezone
 from typing import Any, Iterable
 
 from pydantic import BaseModel
 
 from agent.signals import Kind, Signal, exit_code_kinds, kinds_from_reason_message, scrub, signal_name
 from tools.quantity import fmt_bytes, parse_bytes
-from tools.runai import History, HistoryRecord, MetricSeries, Pod, SubmittedSpec, WorkloadStatus, parse_time
+from tools.runai import History, HistoryRecord, MetricSeries, Pod, SubmittedSpec, WorkloadStatus, iso, parse_time
 
 S_STATUS, S_SPEC, S_PODS, S_HISTORY, S_METRICS = ("get_workload_status", "get_workload_spec", "get_workload_pods",
                                                   "get_workload_history", "get_workload_metrics")
@@ -44,7 +43,7 @@ def _ts(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
     try:
-        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return iso(value)
     except (AttributeError, ValueError):
         return str(value)
 
@@ -363,7 +362,4 @@ def last_error_line(lines: list[str]) -> str | None:
         s = ln.strip()
         if s and rx.search(s) and not s.startswith("Traceback (most recent"):
             return s[:400]
-    for ln in reversed(lines):
-        if ln.strip():
-            return None
     return None

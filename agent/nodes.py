@@ -17,7 +17,7 @@ from agent.recurrence import Episode, count_recurrence, episodes, split_current
 from agent.signals import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS, Kind, Signal
 from agent.state import KubeEvidence, State
 from tools.base import ErrorKind, ToolStatus
-from tools.runai import ApiAuthError, ApiUnavailable, RunaiClient, WorkloadStatus
+from tools.runai import ApiAuthError, ApiUnavailable, RunaiClient, WorkloadStatus, parse_time
 
 TERMINAL_PHASES = {"failed", "crashed", "stopped", "error", "completed", "succeeded"}
 FAILED_PHASES = {"failed", "crashed", "stopped", "error"}
@@ -83,8 +83,6 @@ def resolve_workload(state: State, config: RunnableConfig) -> dict:
                 "question": f"I could not list workloads named {cfg.workload_name!r}: what is the workload ID?",
                 "notes": [f"list_workloads failed: {lr.error.message if lr.error else 'unknown error'}"]}
     # newest phase update first (the API was asked to sort; a stable local sort keeps that true regardless)
-    from tools.runai import parse_time
-
     def newest_first(w):
         t = parse_time(w.phaseUpdatedAt)
         return (t is None, -(t.timestamp() if t else 0.0))  # unknown times last
