@@ -357,9 +357,16 @@ def item_redaction(ctx: Ctx) -> dict:
         rows.append(row(f"{fn}: realistic {mbs:.0f} MB training log ≥ 20 MB/s (one core)",
                         f"{r['mb_per_s']:.0f} MB/s ({r['t_full_s']:.2f} s)", judge(r["mb_per_s"] >= 20),
                         mb_per_s=r["mb_per_s"]))
+        linear = r["ratio_4x"] is not None and r["ratio_4x"] <= RATIO_MAX
+        if ctx.quick:  # same rule as the adversarial rows: a 0.5 MB N gives no verdict on a shared machine
+            status, note = INFO, "--quick: N is too small for a verdict (millisecond timings on a shared machine)"
+        else:
+            status = judge(linear)
+            note = "" if linear else (f"time grew {r['ratio_4x']} x for 4x the input: more than linear "
+                                      "(rerun on a quiet machine before trusting a single run)")
         rows.append(row(f"{fn}: realistic log linear (t(4N)/t(N) ≈ 4, ≤ {RATIO_MAX:g})",
-                        f"{r['ratio_4x']:.2f} (N = {real['quarter_bytes'] / MB:.1f} MB)",
-                        judge(r["ratio_4x"] is not None and r["ratio_4x"] <= RATIO_MAX), ratio=r["ratio_4x"]))
+                        f"{r['ratio_4x']:.2f} (N = {real['quarter_bytes'] / MB:.1f} MB)", status, note,
+                        ratio=r["ratio_4x"]))
     left = max(real[fn]["secrets_left"] for fn in ("redact", "sanitize_text"))
     rows.append(row("Realistic log: every planted secret redacted (sanity: the redactor did its work)",
                     f"{real['secrets_planted']} planted, {real['redact']['markers']} markers, {left} left",
