@@ -6,24 +6,26 @@ from typing import Any, Callable
 
 import httpx
 
-from agent.config import Configuration, parse_now
-from agent.state import DiagnosisResult
+from agent.model.limits import Limits
+from agent.model.request import DiagnosisRequest
+from agent.model.result import DiagnosisResult
+from agent.model.time import parse_now
 from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiClient, check_id, check_name
 
-__all__ = ["diagnose", "run_graph", "ApiAuthError", "ApiUnavailable", "InvalidInput", "Configuration",
+__all__ = ["diagnose", "run_graph", "ApiAuthError", "ApiUnavailable", "InvalidInput", "DiagnosisRequest",
            "DiagnosisResult"]
 
 
-def validate_inputs(cfg: Configuration) -> None:
+def validate_inputs(req: DiagnosisRequest) -> None:
     """Bad input gets a clear error before any request is made."""
-    if cfg.cluster_id:
-        check_id(cfg.cluster_id, "cluster id")
-    if cfg.workload_id:
-        check_id(cfg.workload_id, "workload id")
-    if cfg.workload_name:
-        check_name(cfg.workload_name, "workload name")
-    if cfg.project:
-        check_name(cfg.project, "project")
+    if req.cluster_id:
+        check_id(req.cluster_id, "cluster id")
+    if req.workload_id:
+        check_id(req.workload_id, "workload id")
+    if req.workload_name:
+        check_name(req.workload_name, "workload name")
+    if req.project:
+        check_name(req.project, "project")
 
 
 def make_kube(kubeconfig: str | None, use_kube: bool) -> tuple[Any, str | None]:
@@ -44,14 +46,15 @@ def make_kube(kubeconfig: str | None, use_kube: bool) -> tuple[Any, str | None]:
         return None, f"the kubeconfig {path} could not be loaded ({type(e).__name__}: {getattr(e, 'message', e)})"
 
 
-def run_graph(cfg: Configuration, runai: RunaiClient, kube: Any = None, kube_unavailable: str | None = None,
-              progress: Callable[[str], None] | None = None) -> DiagnosisResult:
-    from agent.graph import build_graph
-    from agent.nodes import Deps
+def run_graph(request: DiagnosisRequest, runai: RunaiClient, kube: Any = None, kube_unavailable: str | None = None,
+              progress: Callable[[str], None] | None = None, limits: Limits | None = None) -> DiagnosisResult:
+    """Run the Run:ai failed-workload procedure on one request with the given sources."""
+    from agent.procedures import graph
+    from agent.procedures.runai_failed.context import Context
 
-    deps = Deps(runai=runai, kube=kube, kube_unavailable=kube_unavailable, progress=progress)
-    out = build_graph().invoke({}, config={"configurable": {"cfg": cfg, "deps": deps}})
-    return out["result"]
+    ctx = Context(runai=runai, kube=kube, kube_unavailable=kube_unavailable, progress=progress,
+                  limits=limits or Limits())
+    return graph("runai_failed").invoke({"request": request}, context=ctx)["result"]
 
 
 def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, workload_name: str | None = None,
@@ -66,16 +69,16 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     the outcome, category, evidence or recommendations.
     """
     try:
-        cfg = Configuration(cluster_id=cluster_id or None, workload_id=workload_id or None,
+        req = DiagnosisRequest(cluster_id=cluster_id or None, workload_id=workload_id or None,
                             workload_name=workload_name or None, project=project or None, intent=intent,
                             lookback=lookback, now=parse_now(now))
     except ValueError as e:
         raise InvalidInput(str(e).splitlines()[-1] if "validation error" in str(e) else str(e)) from None
-    validate_inputs(cfg)
+    validate_inputs(req)
     url = runai_url or os.environ.get("RUNAI_BASE_URL")
     cid = client_id if client_id is not None else os.environ.get("RUNAI_CLIENT_ID")
     secret = client_secret if client_secret is not None else os.environ.get("RUNAI_CLIENT_SECRET")
-    complete = cfg.cluster_id and (cfg.workload_id or (cfg.workload_name and cfg.project))
+    complete = req.cluster_id and (req.workload_id or (req.workload_name and req.project))
     if complete and not url:
         raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
     kw: dict[str, Any] = {"transport": transport}
@@ -87,7 +90,7 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     else:
         kube, why = make_kube(kubeconfig, use_kube)
     try:
-        result = run_graph(cfg, runai, kube, why, progress)
+        result = run_graph(req, runai, kube, why, progress)
     finally:
         runai.close()
     if llm is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.state import DiagnosisResult, Explanation
+from agent.model.result import DiagnosisResult, Explanation
 
 
 def _evidence_texts(res: DiagnosisResult) -> list[str]:

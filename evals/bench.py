@@ -513,18 +513,6 @@ def _size(n: float) -> str:
     return f"{n:.0f} B"
 
 
-def _tier2_graph_available() -> str | None:
-    """None when the graph's Tier 2 path is wired in, else why not."""
-    import importlib.util
-
-    if importlib.util.find_spec("agent.tier2") is None:
-        return "agent/tier2.py does not exist yet"
-    src = (REPO / "agent" / "nodes.py").read_text() if (REPO / "agent" / "nodes.py").exists() else ""
-    if "tier2" not in src:
-        return "agent/nodes.py does not call agent.tier2 yet"
-    return None
-
-
 def item_memory(ctx: Ctx) -> dict:
     from evals.bench_memory import FIFTY_MB, find_kube_tools, measure_tier2, run_child
 
@@ -553,14 +541,10 @@ def item_memory(ctx: Ctx) -> dict:
             rows.append(row(t, "not measured", SKIP, why))
         data["skipped"] = why
         return {"rows": rows, "data": data}
-    tier2_missing = _tier2_graph_available()
     t2 = measure_tier2(tools, log_bytes=FIFTY_MB, echo=ctx.echo)
     data["tier2"] = t2
     for key, title in titles.items():
         r = t2["runs"].get(key)
-        if key == "diagnosis_tier2" and tier2_missing:
-            rows.append(row(title, "not measured", SKIP, f"the graph's Tier 2 path is not available: {tier2_missing}"))
-            continue
         if r is None:
             rows.append(row(title, "not measured", ERROR, "no result"))
             continue

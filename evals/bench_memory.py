@@ -82,8 +82,8 @@ def child(spec: dict) -> dict:
         out.update(bytes_read=log.bytes_read, lines=len(log.lines), truncated=log.truncated)
         return out
     if mode == "diagnose":
-        import agent.graph  # noqa: F401
-        import agent.tier2  # noqa: F401
+        import agent.procedures.runai_failed.graph  # noqa: F401
+        import agent.procedures.runai_failed.tier2  # noqa: F401
         from agent.api import diagnose
 
         out["before"] = rss_snapshot()
@@ -200,14 +200,14 @@ def measure_tier2(tools: KubeTools, *, log_bytes: int = FIFTY_MB, scenario: str 
     from kubernetes import client as kclient
     from kubernetes import config as kconfig
 
-    from agent.config import Configuration
+    from agent.model.limits import Limits
     from evals.runner import _kwargs
     from evals.scenarios import load_scenario
     from evals.simulator import World, running_simulator
 
     GeneratedLog, TailTracebackLog, KubeletStandin, wait_done = _kubelet_classes()
-    limit = Configuration.model_fields["log_limit_bytes"].default
-    tail = Configuration.model_fields["log_tail_lines"].default
+    limit = Limits().log_limit_bytes
+    tail = Limits().log_tail_lines
     sc = load_scenario(scenario)
     world = World.load(sc.world)
     wl = world.workloads()[0]

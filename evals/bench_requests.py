@@ -196,7 +196,7 @@ def history_pages(records: list[dict], cutoff: float) -> tuple[int, int]:
 
 
 def skill_minimum(sc: Scenario) -> Minimum:
-    from agent.config import parse_lookback, parse_now
+    from agent.model.time import parse_lookback, parse_now
     from evals.simulator import World, complete_event
     from tools.runai import spec_kind_path
 

@@ -16,7 +16,7 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from agent.state import DiagnosisResult
+from agent.model.result import DiagnosisResult
 from evals.scenarios import Scenario
 
 
@@ -30,7 +30,7 @@ def capture(*, out: str | Path, cluster_id: str | None, workload_id: str | None 
             client_id: str | None = None, client_secret: str | None = None,
             force: bool = False) -> tuple[Scenario, DiagnosisResult]:
     from agent.api import InvalidInput, diagnose
-    from agent.config import parse_now
+    from agent.model.time import parse_now
     from evals.cassettes import normalise_order, recorder
     from evals.checks import secret_leaks
     from evals.runner import replay

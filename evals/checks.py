@@ -11,8 +11,8 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable
 
-from agent.categories import NAMES as CATEGORY_NAMES
-from agent.state import DiagnosisResult
+from agent.taxonomy import NAMES as CATEGORY_NAMES
+from agent.model.result import DiagnosisResult
 from evals.scenarios import Scenario
 
 ROUTES = {"routed": {"preempted", "pending_scheduling"},
@@ -158,7 +158,7 @@ class Corpus:
             if a.get(k):
                 texts.append(str(a[k]))
         if a.get("now"):
-            from agent.config import parse_lookback
+            from agent.model.time import parse_lookback
 
             now = datetime.fromisoformat(a["now"].replace("Z", "+00:00")).astimezone(timezone.utc)
             try:
@@ -329,7 +329,7 @@ def minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
     if any(k in (selected.get("type") or "").lower() for k in _SPEC_KINDS):
         calls["get_workload_spec"] = 1
     calls["get_workload_pods"] = max(1, math.ceil(len((world.get("pods") or {}).get(wid) or []) / 50))
-    from agent.config import parse_lookback
+    from agent.model.time import parse_lookback
 
     now = _t(a.now)
     cutoff = now - parse_lookback(a.lookback)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.state import DiagnosisResult
+from agent.model.result import DiagnosisResult
 from evals.scenarios import REPLAY_URL, Scenario
 
 

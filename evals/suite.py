@@ -48,7 +48,7 @@ def _warm() -> None:
     if not _WARM:
         import agent.api  # noqa: F401
         import evals.cassettes  # noqa: F401
-        from agent.graph import build_graph
+        from agent.procedures.runai_failed.graph import build_graph
 
         build_graph()
         _WARM = True

@@ -5,9 +5,10 @@ import itertools
 
 import pytest
 
-from agent.categories import CATEGORIES, NAMES
-from agent.classifier import classify
-from agent.signals import Kind, Signal, image_pull_class, kinds_from_reason_message
+from agent.taxonomy import CATEGORIES, NAMES
+from agent.taxonomy import classify
+from agent.evidence.rules import image_pull_class, kinds_from_reason_message
+from agent.model.signals import Kind, Signal
 
 
 def sig(kind, **kw):

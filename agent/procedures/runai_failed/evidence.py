@@ -1,4 +1,4 @@
-"""Extract signals (for the classifier) and facts (for the report) from each tool's typed result.
+"""Run:ai evidence: signals (for the classifier) and facts (for the report) from each Tier-1 tool's typed result.
 
 Pure functions: given the same tool results they return the same signals in the same order.
 """
@@ -8,23 +8,17 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel
 
-from agent.signals import Kind, Signal, exit_code_kinds, kinds_from_reason_message, scrub, signal_name
+from agent.evidence.common import event_signals, make_signals, quote
+from agent.evidence.rules import kinds_from_reason_message
+from agent.model.signals import Kind, Signal
 from tools.quantity import fmt_bytes, parse_bytes
-from tools.runai import History, HistoryRecord, MetricSeries, Pod, SubmittedSpec, WorkloadStatus, iso, parse_time
+from agent.model.time import parse_time
+from tools.runai import History, HistoryRecord, MetricSeries, Pod, SubmittedSpec, WorkloadStatus
 
 S_STATUS, S_SPEC, S_PODS, S_HISTORY, S_METRICS = ("get_workload_status", "get_workload_spec", "get_workload_pods",
                                                   "get_workload_history", "get_workload_metrics")
 
 TERMINAL_FAILURE_PHASES = {"failed", "crashed", "stopped", "error"}
-
-
-def _q(text: str | None, limit: int = 480) -> str:
-    """One line; long messages keep their head and their tail (where registry/kubelet errors put the cause)."""
-    t = " ".join((text or "").split())
-    if len(t) <= limit:
-        return t
-    half = (limit - 3) // 2
-    return t[:half] + " … " + t[-half:]
 
 
 def names_of(status: WorkloadStatus | None, pods: list[Pod] | None = None, extra: Iterable[str] = ()) -> list[str]:
@@ -38,31 +32,16 @@ def names_of(status: WorkloadStatus | None, pods: list[Pod] | None = None, extra
     return [n for n in out if n]
 
 
-def _ts(value: Any) -> str | None:
-    """Timestamps from the Kubernetes client are datetimes; signals keep ISO 8601 strings."""
-    if value is None or isinstance(value, str):
-        return value
-    try:
-        return iso(value)
-    except (AttributeError, ValueError):
-        return str(value)
-
-
-def _mk(kind_tuples, *, source: str, text: str, at: Any, obj: str | None, origin: str) -> list[Signal]:
-    return [Signal(kind=k, detail=d, exit_code=code, source=source, text=text, at=_ts(at), obj=obj, origin=origin)
-            for k, d, code in kind_tuples]
-
-
 # ------------------------------------------------------------------------------------------------ status
 def status_signals(st: WorkloadStatus, names: list[str]) -> list[Signal]:
     w = st.workload
     sigs: list[Signal] = []
     if w.phaseReason or w.phaseMessage:
-        text = f"Phase: {w.phase}; phaseReason: {w.phaseReason or 'none'}; phaseMessage: \"{_q(w.phaseMessage)}\""
-        sigs += _mk(kinds_from_reason_message(w.phaseReason, w.phaseMessage, names), source=S_STATUS, text=text,
+        text = f"Phase: {w.phase}; phaseReason: {w.phaseReason or 'none'}; phaseMessage: \"{quote(w.phaseMessage)}\""
+        sigs += make_signals(kinds_from_reason_message(w.phaseReason, w.phaseMessage, names), source=S_STATUS, text=text,
                     at=w.phaseUpdatedAt, obj=w.name, origin="status")
     if w.k8sPhase:
-        sigs += _mk(_k8s_phase_kinds(w.k8sPhase), source=S_STATUS, text=f"Workload k8sPhase: {w.k8sPhase}",
+        sigs += make_signals(_k8s_phase_kinds(w.k8sPhase), source=S_STATUS, text=f"Workload k8sPhase: {w.k8sPhase}",
                     at=w.phaseUpdatedAt, obj=w.name, origin="status")
     for c in w.conditions:
         if not (c.reason or c.message):
@@ -70,8 +49,8 @@ def status_signals(st: WorkloadStatus, names: list[str]) -> list[Signal]:
         if (c.status or "").lower() == "true" and (c.type or "").lower() in {"ready", "available", "running",
                                                                              "initialized", "podscheduled"}:
             continue  # a healthy condition carries no failure signal
-        text = (f"Condition {c.type}={c.status}; reason: {c.reason or 'none'}; message: \"{_q(c.message)}\"")
-        sigs += _mk(kinds_from_reason_message(c.reason, c.message, names), source=S_STATUS, text=text,
+        text = (f"Condition {c.type}={c.status}; reason: {c.reason or 'none'}; message: \"{quote(c.message)}\"")
+        sigs += make_signals(kinds_from_reason_message(c.reason, c.message, names), source=S_STATUS, text=text,
                     at=c.lastTransitionTime, obj=w.name, origin="status")
     for e in st.events or []:
         sigs += event_signals(e.reason, e.message, e.createdAt,
@@ -82,20 +61,10 @@ def status_signals(st: WorkloadStatus, names: list[str]) -> list[Signal]:
         for m in pend:
             if isinstance(m, dict) and (m.get("reason") or m.get("userMessage")):
                 text = (f"Pending scheduling message: nodePool {m.get('nodePool') or 'n/a'}; reason: "
-                        f"{m.get('reason') or 'none'}; \"{_q(m.get('userMessage'))}\"")
+                        f"{m.get('reason') or 'none'}; \"{quote(m.get('userMessage'))}\"")
                 sigs.append(Signal(kind=Kind.SCHEDULING_WAIT, source=S_STATUS, text=text, obj=w.name,
                                    origin="status"))
     return sigs
-
-
-def event_signals(reason, message, at, obj, names, source, origin, event_type=None) -> list[Signal]:
-    kinds = kinds_from_reason_message(reason, message, names)
-    if not kinds:
-        return []
-    typ = f"{event_type} " if event_type else ""
-    text = f"{typ}event reason: {reason or 'none'}; message: \"{_q(message)}\""
-    text = text[0].upper() + text[1:]
-    return _mk(kinds, source=source, text=text, at=at, obj=obj, origin=origin)
 
 
 def _k8s_phase_kinds(k8s_phase: str):
@@ -128,7 +97,7 @@ def pod_signals(pods: list[Pod]) -> list[Signal]:
         extra = f"; memory limit: {fmt_bytes(lim)}" if lim is not None else ""
         node = f"; node: {p.nodeName}" if p.nodeName else ""
         text = f"Pod {p.name} k8sPhase: {p.k8sPhase}{extra}{node}"
-        sigs += _mk(_k8s_phase_kinds(p.k8sPhase), source=S_PODS, text=text, at=p.completedAt, obj=p.name,
+        sigs += make_signals(_k8s_phase_kinds(p.k8sPhase), source=S_PODS, text=text, at=p.completedAt, obj=p.name,
                     origin="pods")
     return sigs
 
@@ -162,8 +131,8 @@ def history_items(h: History, names: list[str]) -> list[HistoryItem]:
 def _history_item(rec: HistoryRecord, names: list[str]) -> HistoryItem:
     if rec.phase_update is not None:
         pu = rec.phase_update
-        text = f"Phase update at {rec.at}: {pu.phase}; phaseMessage: \"{_q(pu.phaseMessage)}\""
-        sigs = _mk(kinds_from_reason_message(None, pu.phaseMessage, names), source=S_HISTORY, text=text,
+        text = f"Phase update at {rec.at}: {pu.phase}; phaseMessage: \"{quote(pu.phaseMessage)}\""
+        sigs = make_signals(kinds_from_reason_message(None, pu.phaseMessage, names), source=S_HISTORY, text=text,
                    at=rec.at, obj=None, origin="history")
         return HistoryItem(at=rec.at, is_phase_update=True, phase=pu.phase, signals=sigs)
     e = rec.event
@@ -224,7 +193,7 @@ def spec_context(spec: SubmittedSpec | None) -> list[tuple[str, str]]:
         lines.append(f"Submitted image: {s.get('image')}")
     cmd = " ".join(str(x) for x in (s.get("command"), s.get("args")) if x)
     if cmd:
-        lines.append(f"Submitted command: {_q(cmd, 240)}")
+        lines.append(f"Submitted command: {quote(cmd, 240)}")
     if s.get("restartPolicy"):
         lines.append(f"Restart policy: {s.get('restartPolicy')}"
                      + (f"; backoffLimit: {s.get('backoffLimit')}" if s.get("backoffLimit") is not None else ""))
@@ -278,88 +247,3 @@ def metrics_fact(series: list[MetricSeries] | None) -> MetricsFact | None:
         elif s.type == "CPU_MEMORY_REQUEST_BYTES":
             f.request_max = max(f.request_max or 0.0, top.value)
     return f
-
-
-# ------------------------------------------------------------------------------------------------ Tier 2
-def kube_pod_signals(pod: Any, source: str, names: list[str]) -> list[Signal]:
-    """Signals from ``tools.kube.PodFacts`` (container states, exit codes, pod reason)."""
-    sigs: list[Signal] = []
-    for c in list(getattr(pod, "init_containers", []) or []) + list(getattr(pod, "containers", []) or []):
-        is_init = bool(getattr(c, "is_init", False))
-        label = f"{'Init container' if is_init else 'Container'} {c.name} (pod {pod.name})"
-        for prefix, reason, code, when in (
-            ("state terminated", c.terminated_reason, c.exit_code, c.finished_at),
-            ("last state terminated", c.last_terminated_reason, c.last_exit_code, c.last_finished_at),
-        ):
-            if reason is None and code is None:
-                continue
-            oom = (reason or "").lower() == "oomkilled"
-            kinds = [(Kind.OOM, None, code)] if oom else []
-            if code is not None:
-                kinds += exit_code_kinds(code, is_init=is_init, oom=oom)
-            if not kinds and (reason or "").lower() in {"containercannotrun", "startError".lower()}:
-                kinds.append((Kind.INIT_FAILED if is_init else Kind.APP_EXIT, reason, code))
-            sig = f" ({signal_name(code)})" if code is not None and signal_name(code) else ""
-            text = (f"{label} {prefix}: reason {reason or 'none'}, exit code "
-                    f"{code if code is not None else 'not reported'}{sig}; restarts: {c.restart_count}")
-            sigs += _mk(kinds, source=source, text=text, at=when, obj=c.name, origin="kube")
-        if c.waiting_reason:
-            kinds = kinds_from_reason_message(c.waiting_reason, c.waiting_message, names)
-            if is_init:
-                kinds = [(Kind.INIT_FAILED, None, None) if k == Kind.CRASH_LOOP else (k, d, e) for k, d, e in kinds]
-            text = f"{label} waiting: reason {c.waiting_reason}; message: \"{_q(c.waiting_message)}\"; " \
-                   f"restarts: {c.restart_count}"
-            sigs += _mk(kinds, source=source, text=text, at=None, obj=c.name, origin="kube")
-    reason = getattr(pod, "reason", None)
-    if reason:
-        kinds = kinds_from_reason_message(reason, getattr(pod, "message", None), names)
-        text = f"Pod {pod.name} status reason: {reason}; message: \"{_q(getattr(pod, 'message', None))}\""
-        sigs += _mk(kinds, source=source, text=text, at=None, obj=pod.name, origin="kube")
-    for cond in getattr(pod, "conditions", []) or []:
-        if (getattr(cond, "type", "") or "") == "DisruptionTarget" and (getattr(cond, "status", "") == "True"):
-            kinds = kinds_from_reason_message(cond.reason, cond.message, names)
-            text = f"Pod {pod.name} condition DisruptionTarget: reason {cond.reason}; message: \"{_q(cond.message)}\""
-            sigs += _mk(kinds, source=source, text=text, at=None, obj=pod.name, origin="kube")
-    return sigs
-
-
-def kube_event_signals(events: list[Any], source: str, names: list[str]) -> list[Signal]:
-    sigs: list[Signal] = []
-    for e in events:
-        count = f" (x{e.count})" if getattr(e, "count", None) and e.count > 1 else ""
-        for s in event_signals(e.reason, e.message, e.last_timestamp or e.first_timestamp, e.involved_name, names,
-                               source, "kube", event_type=e.type):
-            s.text += count
-            sigs.append(s)
-    return sigs
-
-
-def kube_node_signals(node: Any, source: str) -> list[Signal]:
-    sigs: list[Signal] = []
-    for c in getattr(node, "conditions", []) or []:
-        if c.type == "Ready" and c.status in ("False", "Unknown"):
-            since = _ts(c.last_transition_time) or "unknown"
-            text = (f"Node {node.name} condition Ready={c.status}; reason: {c.reason or 'none'}; message: "
-                    f"\"{_q(c.message)}\"; since {since}")
-            sigs.append(Signal(kind=Kind.NODE_FAILURE, detail="NotReady", source=source, text=text,
-                               at=since if since != "unknown" else None, obj=node.name, origin="kube"))
-    for t in getattr(node, "taints", []) or []:
-        if t.key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"):
-            text = f"Node {node.name} taint {t.key}:{t.effect}"
-            sigs.append(Signal(kind=Kind.NODE_FAILURE, detail="taint", source=source, text=text, obj=node.name,
-                               origin="kube"))
-    return sigs
-
-
-def last_error_line(lines: list[str]) -> str | None:
-    """The failing log line to quote for CRASH_APP_ERROR: the last exception/error line, chosen deterministically."""
-    import re
-
-    rx = re.compile(r"(?:^|\b)(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b(?::|$)|Traceback \(most recent|"
-                    r"\bFATAL\b|\bERROR\b|\berror:|\bpanic:|\bSegmentation fault\b|\bcommand not found\b|"
-                    r"\bCUDA error\b|\bKilled\b|\bAborted\b|No such file or directory)")
-    for ln in reversed(lines):
-        s = ln.strip()
-        if s and rx.search(s) and not s.startswith("Traceback (most recent"):
-            return s[:400]
-    return None

@@ -6,14 +6,15 @@ is tried; if neither exists the limitation is stated and no guess is made.
 """
 from __future__ import annotations
 
-from agent import evidence as ev
-from agent.classifier import Verdict, classify
-from agent.config import Configuration
-from agent.signals import Kind
-from agent.state import KubeEvidence, State
+from agent.evidence import kube as kev
+from agent.model.limits import Limits
+from agent.model.signals import Kind
+from agent.procedures.runai_failed import evidence as ev
+from agent.procedures.runai_failed.state import KubeEvidence, State
+from agent.taxonomy.classifier import classify
 
 
-def collect(kube, cfg: Configuration, state: State, prelim: Verdict) -> KubeEvidence:
+def collect(kube, limits: Limits, state: State) -> KubeEvidence:
     from tools.kube import KubeError
 
     out = KubeEvidence(used=True)
@@ -31,11 +32,11 @@ def collect(kube, cfg: Configuration, state: State, prelim: Verdict) -> KubeEvid
         if not pod_names:
             found = kube.find_pods(ns, w.name)
             out.calls.append(f"kubectl get pods -n {ns} (workload {w.name})")
-            facts = sorted(found, key=lambda p: p.name)[: cfg.max_tier2_pods]
+            facts = sorted(found, key=lambda p: p.name)[: limits.max_tier2_pods]
             if not facts:
                 out.limitations.append(f"No pods of workload {w.name} were found in namespace {ns} (Tier 2).")
         else:
-            for name in pod_names[: cfg.max_tier2_pods]:
+            for name in pod_names[: limits.max_tier2_pods]:
                 try:
                     facts.append(kube.get_pod(ns, name))
                 except KubeError as e:
@@ -44,7 +45,7 @@ def collect(kube, cfg: Configuration, state: State, prelim: Verdict) -> KubeEvid
                     out.limitations.append(f"Pod {name} no longer exists in namespace {ns}: kubectl describe pod "
                                            "evidence is missing for it.")
         for pf in facts:
-            _collect_pod(kube, cfg, pf, ns, names, out)
+            _collect_pod(kube, limits, pf, ns, names, out)
         all_sigs = list(state.signals) + out.signals
         # node evidence: when pod/history evidence points at the node, or the termination is still unexplained
         # (exit 137/143 or no category) — node conditions are one of the causes the skill names
@@ -56,7 +57,7 @@ def collect(kube, cfg: Configuration, state: State, prelim: Verdict) -> KubeEvid
                     out.limitations.append(f"kubectl describe node {node} failed: {e.kind}: {e.message}")
                     continue
                 out.calls.append(nf.source)
-                out.signals += ev.kube_node_signals(nf, nf.source)
+                out.signals += kev.kube_node_signals(nf, nf.source)
                 if nf.ready is True:
                     out.lines.append((nf.source, f"Node {nf.name} is Ready now"
                                       + (f"; allocatable GPUs: {nf.allocatable_gpus}" if nf.allocatable_gpus
@@ -85,10 +86,10 @@ def _resolve_namespace(kube, w, out: KubeEvidence) -> str | None:
     return None
 
 
-def _collect_pod(kube, cfg: Configuration, pf, ns: str, names: list[str], out: KubeEvidence) -> None:
+def _collect_pod(kube, limits: Limits, pf, ns: str, names: list[str], out: KubeEvidence) -> None:
     out.calls.append(pf.source)
     out.injections += list(getattr(pf, "injections", []) or [])
-    psigs = ev.kube_pod_signals(pf, pf.source, names)
+    psigs = kev.kube_pod_signals(pf, pf.source, names)
     out.signals += psigs
     for c in list(pf.init_containers or []) + list(pf.containers or []):
         req, lim = (c.requests or {}).get("memory"), (c.limits or {}).get("memory")
@@ -98,7 +99,7 @@ def _collect_pod(kube, cfg: Configuration, pf, ns: str, names: list[str], out: K
     events = kube.pod_events(ns, pf.name)
     src_events = f"kubectl get events -n {ns} --field-selector involvedObject.name={pf.name}"
     out.calls.append(src_events)
-    out.signals += ev.kube_event_signals(events, src_events, names)
+    out.signals += kev.kube_event_signals(events, src_events, names)
     for e in events:
         out.injections += list(getattr(e, "injections", []) or [])
     # previous logs of the containers that crashed (never more than the configured bound)
@@ -112,17 +113,17 @@ def _collect_pod(kube, cfg: Configuration, pf, ns: str, names: list[str], out: K
     for c in crashed[:2]:
         previous = c.last_exit_code is not None or c.state != "terminated"
         try:
-            log = kube.previous_log(ns, pf.name, c.name, tail_lines=cfg.log_tail_lines,
-                                    limit_bytes=cfg.log_limit_bytes, previous=previous)
+            log = kube.previous_log(ns, pf.name, c.name, tail_lines=limits.log_tail_lines,
+                                    limit_bytes=limits.log_limit_bytes, previous=previous)
         except Exception as e:  # KubeError or a missing previous container: a limitation, not a crash
             out.limitations.append(f"kubectl logs {pf.name} -n {ns} -c {c.name}{' --previous' if previous else ''} "
                                    f"failed: {getattr(e, 'message', e)}")
             continue
         out.calls.append(log.source)
         out.injections += list(getattr(log, "injections", []) or [])
-        line = ev.last_error_line(log.lines)
+        line = kev.last_error_line(log.lines)
         trunc = (f" (read {log.bytes_read} bytes: the log was cut at the configured bound of "
-                 f"{cfg.log_limit_bytes} bytes)") if log.truncated else ""
+                 f"{limits.log_limit_bytes} bytes)") if log.truncated else ""
         if line:
             if out.log_line is None:
                 out.log_line, out.log_source = line, log.source

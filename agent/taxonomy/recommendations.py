@@ -1,15 +1,9 @@
-"""The root-cause taxonomy: ONE place to read or add a category.
-
-Order in ``CATEGORIES`` is the skill's precedence ("apply the strongest direct signal"): the first category whose
-signal kinds are present wins. UNKNOWN is last and has no signals. To add a category: add a signal ``Kind`` in
-``agent/signals.py`` (and the rule that emits it), then one ``Category`` entry here with its recommendation.
-"""
+"""What each category recommends, from the evidence that produced it (``RecoContext``). Pure functions."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
-from agent.signals import Kind, Signal
+from agent.model.signals import Kind, Signal
 from tools.quantity import fmt_bytes
 
 
@@ -23,15 +17,7 @@ class RecoContext:
     log_line: str | None
 
 
-@dataclass(frozen=True)
-class Category:
-    name: str
-    kinds: frozenset[Kind]
-    summary: str
-    recommend: Callable[[RecoContext], list[str]]
-
-
-def _oom(c: RecoContext) -> list[str]:
+def oom(c: RecoContext) -> list[str]:
     lim = fmt_bytes(c.memory_limit) if c.memory_limit is not None else "current"
     first = f"Profile memory and raise the {lim} limit with sufficient headroom before rerunning"
     if c.peak is not None:
@@ -57,7 +43,7 @@ _PULL = {
 }
 
 
-def _pull(c: RecoContext) -> list[str]:
+def image_pull(c: RecoContext) -> list[str]:
     order = ["missing_manifest", "network", "authorization", "rate_limit", "missing_or_unauthorized",
              "invalid_name", "unspecified"]
     found = {s.detail for s in c.signals if s.kind == Kind.IMAGE_PULL and s.detail}
@@ -65,20 +51,20 @@ def _pull(c: RecoContext) -> list[str]:
     return [_PULL[k] for k in (specific or ["unspecified"])]
 
 
-def _init(c: RecoContext) -> list[str]:
+def init(c: RecoContext) -> list[str]:
     names = sorted({s.obj for s in c.signals if s.kind == Kind.INIT_FAILED and s.obj})
     who = f"init container {', '.join(names)}" if names else "the init container"
     return [f"Read the previous logs of {who} and fix the failing setup step (its exit code is cited above) "
             "before resubmitting."]
 
 
-def _mount(c: RecoContext) -> list[str]:
+def mount(c: RecoContext) -> list[str]:
     ns = f" in namespace {c.namespace}" if c.namespace else ""
     return [f"Verify that the referenced PVC / secret / data source exists{ns}, is bound and accessible, and that "
             "the workload's data source definition names it correctly; then resubmit."]
 
 
-def _crash(c: RecoContext) -> list[str]:
+def crash(c: RecoContext) -> list[str]:
     codes = sorted({s.exit_code for s in c.signals if s.kind == Kind.APP_EXIT and s.exit_code is not None})
     out = []
     if c.log_line:
@@ -94,7 +80,7 @@ def _crash(c: RecoContext) -> list[str]:
     return out
 
 
-def _node(c: RecoContext) -> list[str]:
+def node(c: RecoContext) -> list[str]:
     nodes = sorted({s.obj for s in c.signals if s.kind == Kind.NODE_FAILURE and s.obj
                     and s.source.startswith("kubectl describe node")})
     out = []
@@ -107,29 +93,13 @@ def _node(c: RecoContext) -> list[str]:
     return out
 
 
-def _policy(c: RecoContext) -> list[str]:
+def policy(c: RecoContext) -> list[str]:
     kinds = sorted({s.detail for s in c.signals if s.kind == Kind.POLICY_STOP and s.detail})
     pol = ", ".join(kinds) if kinds else "a scheduling policy"
     return [f"The workload was terminated by {pol}. If that was unintended, ask the administrator to review the "
             "policy; otherwise adjust the workload to fit it."]
 
 
-def _unknown(c: RecoContext) -> list[str]:
+def unknown(c: RecoContext) -> list[str]:
     return ["No direct failure signal was found. Collect container-level evidence (kubectl describe pod, kubectl "
             "logs --previous, kubectl get events) with read-only Kubernetes access and rerun the diagnosis."]
-
-
-CATEGORIES: list[Category] = [
-    Category("OOM_KILLED", frozenset({Kind.OOM}), "killed by the out-of-memory killer", _oom),
-    Category("IMAGE_PULL_FAILED", frozenset({Kind.IMAGE_PULL}), "the container image could not be pulled", _pull),
-    Category("INIT_FAILED", frozenset({Kind.INIT_FAILED}), "an init container exited non-zero", _init),
-    Category("DATASOURCE_MOUNT_FAILED", frozenset({Kind.MOUNT_FAILED}), "a volume / data source failed to mount",
-             _mount),
-    Category("CRASH_APP_ERROR", frozenset({Kind.APP_EXIT}), "the main container exited non-zero", _crash),
-    Category("NODE_FAILURE", frozenset({Kind.NODE_FAILURE}), "the node failed or evicted the pod", _node),
-    Category("SCHEDULING_POLICY_TERMINATED", frozenset({Kind.POLICY_STOP}),
-             "terminated by a scheduling, idle, duration or manual-stop policy", _policy),
-    Category("UNKNOWN", frozenset(), "no supported category", _unknown),
-]
-BY_NAME = {c.name: c for c in CATEGORIES}
-NAMES = [c.name for c in CATEGORIES]

@@ -19,12 +19,11 @@ from datetime import timedelta
 
 from pydantic import BaseModel
 
-from agent.classifier import classify
-from agent.evidence import TERMINAL_FAILURE_PHASES, HistoryItem
-from agent.signals import Signal
-from tools.runai import parse_time
+from agent.model.signals import Signal
+from agent.model.time import parse_time
+from agent.procedures.runai_failed.evidence import TERMINAL_FAILURE_PHASES, HistoryItem
+from agent.taxonomy.classifier import classify
 
-GRACE = timedelta(minutes=2)
 GAP = timedelta(minutes=30)
 
 

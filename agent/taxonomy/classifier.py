@@ -1,7 +1,7 @@
 """The deterministic classifier: evidence signals → one category. It has the final say; no LLM can change it.
 
-Rules (the skill's Step 4/5):
-* the strongest direct signal wins, in the precedence of ``agent.categories.CATEGORIES``;
+Rules (the skill's Step 4/5), read from the table in ``agent.taxonomy.categories``:
+* the strongest direct signal wins, in the precedence of ``CATEGORIES``;
 * a phase name alone, or the submitted spec alone, never produces a signal, so never a category;
 * exit 137 without OOMKilled stays unresolved (UNKNOWN) unless node or policy evidence explains it;
 * NODE_FAILURE only without a preemption signal (preemption is routed out before classification).
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from agent.categories import CATEGORIES
-from agent.signals import Kind, Signal
+from agent.model.signals import UNEXPLAINED_KINDS, Kind, Signal
+from agent.taxonomy.categories import BY_NAME, CATEGORIES, Category
 
 
 class Verdict(BaseModel):
@@ -20,24 +20,28 @@ class Verdict(BaseModel):
     unresolved_137: bool = False
     sigterm: bool = False
 
+    @property
+    def entry(self) -> Category:
+        return BY_NAME[self.category]
+
+    @property
+    def needs_metrics(self) -> bool:
+        """Step 4: OOMKilled or an *unexplained* exit 137 → get_workload_metrics."""
+        return self.entry.needs_metrics or self.unresolved_137
+
+    @property
+    def tier2_reason(self) -> str | None:
+        return self.entry.tier2_reason(self)
+
 
 def classify(signals: list[Signal]) -> Verdict:
     kinds = {s.kind for s in signals}
     preempted = Kind.PREEMPTED in kinds
     for cat in CATEGORIES:
-        if not cat.kinds:
-            continue
-        if cat.name == "NODE_FAILURE" and preempted:
+        if not cat.kinds or (cat.excluded_by_preemption and preempted):
             continue
         hits = [s for s in signals if s.kind in cat.kinds]
         if hits:
             return Verdict(category=cat.name, supporting=hits)
-    return Verdict(category="UNKNOWN", supporting=[s for s in signals if s.kind in (Kind.EXIT_137, Kind.SIGTERM,
-                                                                                       Kind.POD_ERROR,
-                                                                                       Kind.CRASH_LOOP)],
+    return Verdict(category="UNKNOWN", supporting=[s for s in signals if s.kind in UNEXPLAINED_KINDS],
                    unresolved_137=Kind.EXIT_137 in kinds, sigterm=Kind.SIGTERM in kinds)
-
-
-def needs_metrics(signals: list[Signal]) -> bool:
-    """Step 4: OOMKilled or *unexplained* exit 137 → get_workload_metrics (an eviction or policy explains it)."""
-    return any(s.kind == Kind.OOM for s in signals) or classify(signals).unresolved_137

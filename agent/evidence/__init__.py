@@ -1,0 +1,1 @@
+"""Evidence → signals, shared by every procedure: message rules, Kubernetes facts, common helpers."""

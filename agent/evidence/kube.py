@@ -1,0 +1,93 @@
+"""Kubernetes facts (``tools.kube``: pods, events, nodes, logs) → signals. Shared by every procedure."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent.evidence.common import event_signals, make_signals, quote, ts
+from agent.evidence.rules import exit_code_kinds, kinds_from_reason_message, signal_name
+from agent.model.signals import Kind, Signal
+
+def kube_pod_signals(pod: Any, source: str, names: list[str]) -> list[Signal]:
+    """Signals from ``tools.kube.PodFacts`` (container states, exit codes, pod reason)."""
+    sigs: list[Signal] = []
+    for c in list(getattr(pod, "init_containers", []) or []) + list(getattr(pod, "containers", []) or []):
+        is_init = bool(getattr(c, "is_init", False))
+        label = f"{'Init container' if is_init else 'Container'} {c.name} (pod {pod.name})"
+        for prefix, reason, code, when in (
+            ("state terminated", c.terminated_reason, c.exit_code, c.finished_at),
+            ("last state terminated", c.last_terminated_reason, c.last_exit_code, c.last_finished_at),
+        ):
+            if reason is None and code is None:
+                continue
+            oom = (reason or "").lower() == "oomkilled"
+            kinds = [(Kind.OOM, None, code)] if oom else []
+            if code is not None:
+                kinds += exit_code_kinds(code, is_init=is_init, oom=oom)
+            if not kinds and (reason or "").lower() in {"containercannotrun", "startError".lower()}:
+                kinds.append((Kind.INIT_FAILED if is_init else Kind.APP_EXIT, reason, code))
+            sig = f" ({signal_name(code)})" if code is not None and signal_name(code) else ""
+            text = (f"{label} {prefix}: reason {reason or 'none'}, exit code "
+                    f"{code if code is not None else 'not reported'}{sig}; restarts: {c.restart_count}")
+            sigs += make_signals(kinds, source=source, text=text, at=when, obj=c.name, origin="kube")
+        if c.waiting_reason:
+            kinds = kinds_from_reason_message(c.waiting_reason, c.waiting_message, names)
+            if is_init:
+                kinds = [(Kind.INIT_FAILED, None, None) if k == Kind.CRASH_LOOP else (k, d, e) for k, d, e in kinds]
+            text = f"{label} waiting: reason {c.waiting_reason}; message: \"{quote(c.waiting_message)}\"; " \
+                   f"restarts: {c.restart_count}"
+            sigs += make_signals(kinds, source=source, text=text, at=None, obj=c.name, origin="kube")
+    reason = getattr(pod, "reason", None)
+    if reason:
+        kinds = kinds_from_reason_message(reason, getattr(pod, "message", None), names)
+        text = f"Pod {pod.name} status reason: {reason}; message: \"{quote(getattr(pod, 'message', None))}\""
+        sigs += make_signals(kinds, source=source, text=text, at=None, obj=pod.name, origin="kube")
+    for cond in getattr(pod, "conditions", []) or []:
+        if (getattr(cond, "type", "") or "") == "DisruptionTarget" and (getattr(cond, "status", "") == "True"):
+            kinds = kinds_from_reason_message(cond.reason, cond.message, names)
+            text = f"Pod {pod.name} condition DisruptionTarget: reason {cond.reason}; message: \"{quote(cond.message)}\""
+            sigs += make_signals(kinds, source=source, text=text, at=None, obj=pod.name, origin="kube")
+    return sigs
+
+
+def kube_event_signals(events: list[Any], source: str, names: list[str]) -> list[Signal]:
+    sigs: list[Signal] = []
+    for e in events:
+        count = f" (x{e.count})" if getattr(e, "count", None) and e.count > 1 else ""
+        for s in event_signals(e.reason, e.message, e.last_timestamp or e.first_timestamp, e.involved_name, names,
+                               source, "kube", event_type=e.type):
+            s.text += count
+            sigs.append(s)
+    return sigs
+
+
+def kube_node_signals(node: Any, source: str) -> list[Signal]:
+    sigs: list[Signal] = []
+    for c in getattr(node, "conditions", []) or []:
+        if c.type == "Ready" and c.status in ("False", "Unknown"):
+            since = ts(c.last_transition_time) or "unknown"
+            text = (f"Node {node.name} condition Ready={c.status}; reason: {c.reason or 'none'}; message: "
+                    f"\"{quote(c.message)}\"; since {since}")
+            sigs.append(Signal(kind=Kind.NODE_FAILURE, detail="NotReady", source=source, text=text,
+                               at=since if since != "unknown" else None, obj=node.name, origin="kube"))
+    for t in getattr(node, "taints", []) or []:
+        if t.key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"):
+            text = f"Node {node.name} taint {t.key}:{t.effect}"
+            sigs.append(Signal(kind=Kind.NODE_FAILURE, detail="taint", source=source, text=text, obj=node.name,
+                               origin="kube"))
+    return sigs
+
+
+_ERROR_LINE = re.compile(
+    r"(?:^|\b)(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b(?::|$)|Traceback \(most recent|"
+    r"\bFATAL\b|\bERROR\b|\berror:|\bpanic:|\bSegmentation fault\b|\bcommand not found\b|"
+    r"\bCUDA error\b|\bKilled\b|\bAborted\b|No such file or directory)")
+
+
+def last_error_line(lines: list[str]) -> str | None:
+    """The failing log line to quote for CRASH_APP_ERROR: the last exception/error line, chosen deterministically."""
+    for ln in reversed(lines):
+        s = ln.strip()
+        if s and _ERROR_LINE.search(s) and not s.startswith("Traceback (most recent"):
+            return s[:400]
+    return None

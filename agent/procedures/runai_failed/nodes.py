@@ -1,0 +1,309 @@
+"""The procedure's steps: one small function per step of the skill (``graph.py`` wires them).
+
+Each node takes the State and the run's ``Runtime[Context]`` and returns only what it adds. A node that decides
+where the procedure goes next returns a ``Command``: an early end is one ``Command(goto="report")`` with its
+``Stop``.
+"""
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from agent.model.findings import Call, calls_of, limitations
+from agent.model.outcomes import Stop
+from agent.model.signals import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS, Kind, Signal, kinds_of
+from agent.model.time import parse_time
+from agent.procedures.runai_failed import evidence as ev
+from agent.procedures.runai_failed import stops
+from agent.procedures.runai_failed.context import Context
+from agent.procedures.runai_failed.reads import read_limitations
+from agent.procedures.runai_failed.recurrence import Episode, count_recurrence, episodes, split_current
+from agent.procedures.runai_failed.state import KubeEvidence, State, Step
+from agent.taxonomy.classifier import classify
+from tools.base import ErrorKind, ToolStatus
+from tools.runai import ApiAuthError, ApiUnavailable, WorkloadStatus
+
+TERMINAL_PHASES = {"failed", "crashed", "stopped", "error", "completed", "succeeded"}
+FAILED_PHASES = {"failed", "crashed", "stopped", "error"}
+
+
+def _end(stop: Stop, **update) -> Command:
+    return Command(goto="report", update={"stop": stop, **update})
+
+
+def _fatal_if_unreachable(result, what: str) -> None:
+    err = result.error
+    if err is None:
+        return
+    if err.kind == ErrorKind.UNAUTHORIZED:
+        raise ApiAuthError(f"the Run:ai API refused the credentials for {what} ({err.message})")
+    if err.kind == ErrorKind.FORBIDDEN:
+        raise ApiAuthError(f"the Run:ai service account may not read {what} ({err.message})")
+    if err.kind in (ErrorKind.UNREACHABLE, ErrorKind.TIMEOUT, ErrorKind.SERVER_ERROR, ErrorKind.RATE_LIMITED):
+        raise ApiUnavailable(f"the Run:ai API could not answer {what}: {err.message}")
+
+
+def _status_update(st) -> dict:
+    """A usable status read: its call, and the limitation when its events could not be fetched (Step 1.6)."""
+    upd: dict = {"status": st, "calls": calls_of(st, Step.STATUS)}
+    if st.ok and st.data.events is None:
+        upd["limitations"] = limitations(
+            Step.STATUS, "Recent events could not be fetched (events: null): a fetch failure, not proof that no "
+                         f"events occurred ({st.data.events_error or 'no detail'}); history and Tier 2 evidence were "
+                         "used instead.")
+    return upd
+
+
+# ------------------------------------------------------------------------------------------ Step 1
+def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
+    """Step 1.1 — require cluster_id and Option A or B; resolve Option B by intent."""
+    req, ctx = state.request, runtime.context
+    missing = []
+    if not req.cluster_id:
+        missing.append("cluster_id")
+    if not req.has_workload:
+        if req.workload_name and not req.project:
+            missing.append("project (Option B needs workload_name and project)")
+        elif req.project and not req.workload_name:
+            missing.append("workload_name (Option B needs workload_name and project)")
+        else:
+            missing.append("workload_id (Option A) or workload_name + project (Option B)")
+    if missing:
+        return _end(stops.missing_parameters(missing))
+    if req.workload_id:
+        return Command(goto="get_workload_status", update={"selected_id": req.workload_id})
+
+    ctx.step("list_workloads")
+    lr = ctx.runai.list_workloads(name=req.workload_name, cluster_id=req.cluster_id, project=req.project)
+    _fatal_if_unreachable(lr, "the workload list")
+    found = {"list_result": lr, "calls": calls_of(lr, Step.LIST),
+             "limitations": limitations(Step.LIST, *(f"{lr.tool}: {n}" for n in lr.notes))}
+    if not lr.ok:
+        return _end(stops.no_match(f"I could not list workloads named {req.workload_name!r}: what is the workload "
+                                   "ID?"),
+                    **(found | {"limitations": found["limitations"] + limitations(
+                        Step.ROUTING, f"list_workloads failed: {lr.error.message if lr.error else 'unknown error'}")}))
+
+    def newest_first(w):  # the API was asked to sort; a stable local sort keeps that true regardless
+        t = parse_time(w.phaseUpdatedAt)
+        return (t is None, -(t.timestamp() if t else 0.0))  # unknown times last
+
+    cands = sorted(lr.data or [], key=newest_first)
+    if req.intent == "terminal":
+        for w in cands:
+            if (w.phase or "").lower() in TERMINAL_PHASES:
+                return Command(goto="get_workload_status", update={**found, "selected_id": w.id})
+        names = ", ".join(f"{w.id} ({w.phase})" for w in cands[:5]) or "none"
+        return _end(stops.no_match(
+            f"No terminal workload named {req.workload_name!r} was found in project {req.project!r} on cluster "
+            f"{req.cluster_id} (matches: {names}). Which workload ID do you mean, or are you asking about a run "
+            "that is still active?"), **found)
+    probe_calls, probe_notes = [], []
+    for w in cands:
+        phase = (w.phase or "").lower()
+        if phase not in ("running", "pending"):
+            continue
+        ctx.step(f"get_workload_status {w.id}")
+        st = ctx.runai.get_workload_status(w.id)
+        _fatal_if_unreachable(st, f"workload {w.id}")
+        if st.ok and _confirms_symptom(st.data, phase):
+            upd = _status_update(st)
+            return Command(goto="check_phase", update={
+                **found, "selected_id": w.id, "status": st, "calls": found["calls"] + probe_calls + upd["calls"],
+                "limitations": found["limitations"] + probe_notes + upd.get("limitations", [])})
+        probe_calls += calls_of(st, Step.PROBES)
+        probe_notes += limitations(Step.PROBES, *_probe_notes(w.id, st))
+    return _end(stops.no_match(
+        f"No Running or Pending workload named {req.workload_name!r} in project {req.project!r} shows a confirmed "
+        "failure symptom. Which workload ID do you mean?"),
+        **(found | {"calls": found["calls"] + probe_calls, "limitations": found["limitations"] + probe_notes}))
+
+
+def _probe_notes(wid: str, st) -> list[str]:
+    """Option B candidates whose status could not be read or had no events."""
+    if not st.ok:
+        return [f"The status of candidate {wid} could not be read ({st.tool}: "
+                f"{st.error.message if st.error else 'error'}); it could not be confirmed or excluded."]
+    if st.data is not None and st.data.events is None:
+        return [f"The recent events of candidate {wid} could not be fetched (events: null); its symptom could only "
+                "be checked in its status and conditions."]
+    return []
+
+
+def _confirms_symptom(st: WorkloadStatus, phase: str) -> bool:
+    kinds = kinds_of(ev.status_signals(st, ev.names_of(st)))
+    if phase == "running":
+        return bool(kinds & CRASH_CONFIRMING_KINDS)
+    return bool(kinds & DIRECT_FAILURE_KINDS) and Kind.PREEMPTED not in kinds
+
+
+def get_workload_status(state: State, runtime: Runtime[Context]) -> Command:
+    """Step 1.2 — get_workload_status of the selected workload."""
+    ctx = runtime.context
+    ctx.step("get_workload_status")
+    st = ctx.runai.get_workload_status(state.selected_id)
+    if st.status == ToolStatus.ABSENT:
+        return _end(stops.no_match(f"Workload {state.selected_id} was not found. Please check the workload ID or "
+                                   "give the workload name and project."), **_status_update(st))
+    _fatal_if_unreachable(st, f"workload {state.selected_id}")
+    if not st.ok:
+        raise ApiUnavailable(f"the Run:ai API returned an unusable status for workload {state.selected_id}: "
+                             f"{st.error.message if st.error else 'unknown error'}")
+    return Command(goto="check_phase", update=_status_update(st))
+
+
+READS = ["inspect_spec", "inspect_pods", "inspect_history"]
+
+
+def check_phase(state: State, runtime: Runtime[Context]) -> Command:
+    """Step 1.3–1.6 — cluster check, preemption, the phase rule; record candidate signals; fan out the reads."""
+    req = state.request
+    st: WorkloadStatus = state.status.data
+    w = st.workload
+    sigs = ev.status_signals(st, ev.names_of(st))
+    kinds = kinds_of(sigs)
+    found: dict = {"signals": sigs}
+    if w.clusterId != req.cluster_id:
+        return _end(stops.cluster_mismatch(w.id, w.clusterId, req.cluster_id), **found)
+    if Kind.PREEMPTED in kinds:
+        return _end(stops.preempted("status"), **found)
+    phase = (w.phase or "").lower()
+    if phase in ("completed", "succeeded"):
+        return _end(stops.completed(w.phase), **found)
+    if phase == "suspended":
+        return _end(stops.SUSPENDED, **found)
+    if phase == "pending" and not kinds & DIRECT_FAILURE_KINDS:
+        if st.events is not None:
+            return _end(stops.PENDING, **found)
+        found["deferred_phase"] = "pending"  # events: null is a fetch failure: decide after history (Step 1.6)
+    if phase == "running" and not kinds & CRASH_CONFIRMING_KINDS:
+        if st.events is not None:
+            return _end(stops.RUNNING_WITHOUT_FAILURE, **found)
+        found["deferred_phase"] = "running"
+    if phase not in FAILED_PHASES | {"pending", "running"}:
+        return _end(stops.not_terminal(w.phase), **found)
+    # independent reads run concurrently; metrics join them when the status already shows an OOM (Step 4)
+    reads = READS + (["fetch_metrics"] if classify(sigs).entry.needs_metrics else [])
+    return Command(goto=reads, update=found)
+
+
+# ------------------------------------------------------------------------------------------ Step 2 / 3 reads
+def inspect_spec(state: State, runtime: Runtime[Context]) -> dict:
+    ctx = runtime.context
+    ctx.step("get_workload_spec")
+    w = state.workload
+    return _read("spec", ctx.runai.get_workload_spec(w.id, w.type), Step.SPEC)
+
+
+def inspect_pods(state: State, runtime: Runtime[Context]) -> dict:
+    ctx = runtime.context
+    ctx.step("get_workload_pods")
+    return _read("pods", ctx.runai.get_workload_pods(state.workload.id), Step.PODS)
+
+
+def inspect_history(state: State, runtime: Runtime[Context]) -> dict:
+    ctx = runtime.context
+    ctx.step("get_workload_history")
+    return _read("history", ctx.runai.get_workload_history(state.workload.id, cutoff=state.request.cutoff),
+                 Step.HISTORY)
+
+
+def fetch_metrics(state: State, runtime: Runtime[Context]) -> dict:
+    """Step 4 — get_workload_metrics over the lookback window (OOM, or an exit 137 still unexplained)."""
+    ctx, req = runtime.context, state.request
+    ctx.step("get_workload_metrics")
+    return _read("metrics", ctx.runai.get_workload_metrics(state.workload.id, start=req.cutoff, end=req.now),
+                 Step.METRICS)
+
+
+def _read(key: str, result, step: int) -> dict:
+    return {key: result, "calls": calls_of(result, step), "limitations": read_limitations(key, result, step)}
+
+
+# ------------------------------------------------------------------------------------------ Step 3
+def apply_history_rules(state: State) -> Command:
+    """Step 3 — episodes in the lookback; preemption in the current episode routes out; pods join the signals."""
+    st: WorkloadStatus = state.status.data
+    pods = state.pods.data if state.pods and state.pods.ok else []
+    names = ev.names_of(st, pods)
+    added = ev.pod_signals(pods or [])
+    found: dict = {}
+    if state.history and state.history.ok:
+        eps = episodes(ev.history_items(state.history.data, names))
+        current, past = split_current(eps, st.workload.phaseUpdatedAt)
+        if current is not None:
+            added += current.signals
+            found["current_episode_end"] = current.end or current.start
+        found["past_episode_signals"] = [e.signals for e in past]
+    found["signals"] = added
+    kinds = kinds_of(list(state.signals) + added)
+    if Kind.PREEMPTED in kinds:
+        return _end(stops.preempted("pods_history"), **found)
+    # the phase rule deferred because events were null, now applied to status + pods + current history episode
+    if state.deferred_phase == "pending" and not kinds & DIRECT_FAILURE_KINDS:
+        if Kind.SCHEDULING_WAIT in kinds:
+            return _end(stops.PENDING, **found)
+        # no failure signal, but no scheduling evidence either: the events that would tell are missing, so
+        # this is not "only scheduling evidence" — continue (Tier 2 may tell; otherwise UNKNOWN, never a guess)
+        found["limitations"] = limitations(
+            Step.ROUTING, "Pending workload whose events could not be fetched: neither a pod-start failure nor "
+                          "scheduling-only evidence was found in status, pods or history, so it could not be routed "
+                          "as a scheduling wait.")
+    if state.deferred_phase == "running" and not kinds & CRASH_CONFIRMING_KINDS:
+        return _end(stops.RUNNING_WITHOUT_FAILURE, **found)
+    return Command(goto="collect_conditional_evidence", update=found)
+
+
+# ------------------------------------------------------------------------------------------ Step 4
+def collect_conditional_evidence(state: State, runtime: Runtime[Context]) -> dict:
+    """Step 4 — metrics for OOM / unexplained 137; Tier 2 when container evidence is needed or Tier 1 is silent."""
+    ctx = runtime.context
+    sigs = list(state.signals)
+    verdict = classify(sigs)  # Tier 1 verdict: decides what Step 4 still needs
+    found: dict = {"calls": [], "limitations": []}
+
+    def add(upd: dict) -> None:
+        for k, v in upd.items():
+            found[k] = found[k] + v if k in ("calls", "limitations") else v
+
+    if verdict.needs_metrics and state.metrics is None:
+        add(fetch_metrics(state, runtime))
+    why = verdict.tier2_reason
+    if why is not None and ctx.kube is None:
+        add({"kube": KubeEvidence(used=False), "limitations": limitations(
+            Step.KUBE, f"Tier 2 Kubernetes evidence was needed ({why}) but is unavailable: {ctx.kube_unavailable}.")})
+    elif why is not None:
+        from agent.procedures.runai_failed.tier2 import collect as tier2_collect
+
+        ctx.step("kubectl (read-only)")
+        kube = tier2_collect(ctx.kube, ctx.limits, state)
+        verdict = classify(sigs + kube.signals)  # the final verdict: Tier 1 and Tier 2 evidence together
+        add({"kube": kube, "calls": [Call(step=Step.KUBE, tool="kubernetes", request=c) for c in kube.calls],
+             "limitations": limitations(Step.KUBE, *kube.limitations)})
+        if verdict.needs_metrics and state.metrics is None and "metrics" not in found:
+            add(fetch_metrics(state, runtime))
+    return found | {"verdict": verdict}
+
+
+# ------------------------------------------------------------------------------------------ Step 5
+def classify_failure(state: State) -> Command:
+    """Step 5 — the deterministic verdict (computed in Step 4) and its recurrence in the lookback."""
+    sigs = list(state.signals) + (state.kube.signals if state.kube else [])
+    if any(s.kind == Kind.PREEMPTED for s in sigs):
+        return _end(stops.preempted("kube"))
+    verdict = state.verdict
+    past = [Episode(start=None, end=_last_at(s), signals=s) for s in state.past_episode_signals]
+    current = Episode(start=None, end=state.current_episode_end, signals=sigs)
+    rec = count_recurrence(verdict.category, current, past, state.request.lookback_text)
+    return Command(goto="report", update={"recurrence": rec})
+
+
+def _last_at(sigs: list[Signal]) -> str | None:
+    ats = [s.at for s in sigs if s.at]
+    return max(ats) if ats else None
+
+
+def report(state: State, runtime: Runtime[Context]) -> dict:
+    from agent.procedures.runai_failed.report import build_result
+
+    return {"result": build_result(state, runtime.context)}

@@ -1,0 +1,34 @@
+"""What a Tier-1 read could not give, worded once: the limitations of the spec, pods, history and metrics reads."""
+from __future__ import annotations
+
+from agent.model.findings import Limitation, limitations
+from agent.procedures.runai_failed.state import Step
+from tools.base import ToolResult, ToolStatus
+
+LABELS = {"spec": "submitted spec", "pods": "pods", "history": "history", "metrics": "metrics"}
+
+
+def read_limitations(key: str, r: ToolResult | None, step: int) -> list[Limitation]:
+    if r is None:
+        return []
+    out = []
+    msg = r.error.message if r.error else None
+    if r.status == ToolStatus.ABSENT:
+        out.append(f"The {LABELS[key]} is not available ({r.tool}: {msg or 'absent'}); continued without it.")
+    elif r.status == ToolStatus.ERROR:
+        out.append(f"The {LABELS[key]} could not be read ({r.tool}: {msg or 'error'}); the corresponding evidence "
+                   "and calculations are omitted.")
+    out += [f"{r.tool}: {n}" for n in r.notes]
+    found = limitations(step, *out)
+    if key == "pods" and r.ok:
+        if not r.data:
+            found += limitations(Step.PODS_CONTENT, "get_workload_pods returned no pods: pod-level evidence is "
+                                                    "missing.")
+        elif all(p.requestedResources is None for p in r.data):
+            found += limitations(Step.PODS_CONTENT, "get_workload_pods returned no requestedResources for the pods.")
+    if key == "metrics" and r.ok:
+        bad = sum(s.unparsable for s in r.data)
+        if bad:
+            found += limitations(Step.METRICS_CONTENT, f"get_workload_metrics returned {bad} value(s) that are not "
+                                                       "numbers; they were ignored, not counted as zero.")
+    return found

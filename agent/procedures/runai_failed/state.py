@@ -1,0 +1,80 @@
+"""The procedure's state: its input (the request), what its reads returned, the findings its nodes add, its end.
+
+List fields that several nodes add to are reducer fields (``Added``): a node returns only what it adds.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agent.model.findings import Added, Call, Limitation
+from agent.model.outcomes import Stop
+from agent.model.request import DiagnosisRequest
+from agent.model.result import DiagnosisResult
+from agent.model.signals import Signal
+from agent.procedures.runai_failed.recurrence import Recurrence
+from agent.taxonomy.classifier import Verdict
+from tools.base import ToolResult
+
+
+class Step:
+    """The order of findings in the report (limitations and tool calls), whatever order parallel reads finish."""
+
+    ROUTING, LIST, PROBES, STATUS, SPEC, PODS, HISTORY, METRICS, PODS_CONTENT, METRICS_CONTENT, KUBE, VERDICT = \
+        range(12)
+
+
+class KubeEvidence(BaseModel):
+    """What Tier 2 (read-only Kubernetes) contributed."""
+
+    used: bool = False
+    namespace: str | None = None
+    signals: list[Signal] = Field(default_factory=list)
+    lines: list[tuple[str, str]] = Field(default_factory=list)  # (source, text) context lines
+    log_line: str | None = None
+    log_source: str | None = None
+    calls: list[str] = Field(default_factory=list)
+    limitations: list[str] = Field(default_factory=list)
+    injections: list[Any] = Field(default_factory=list)
+
+
+class Input(BaseModel):
+    request: DiagnosisRequest
+
+
+class Output(BaseModel):
+    result: DiagnosisResult
+
+
+class State(BaseModel):
+    request: DiagnosisRequest
+    # Step 1: resolution and phase
+    list_result: ToolResult | None = None
+    selected_id: str | None = None
+    status: ToolResult | None = None
+    # Step 2/3/4 reads (written by parallel nodes: one key each)
+    spec: ToolResult | None = None
+    pods: ToolResult | None = None
+    history: ToolResult | None = None
+    metrics: ToolResult | None = None
+    kube: KubeEvidence | None = None
+    # findings, added by the nodes
+    signals: Added[Signal] = Field(default_factory=list)  # status + pods + current history episode
+    limitations: Added[Limitation] = Field(default_factory=list)
+    calls: Added[Call] = Field(default_factory=list)
+    past_episode_signals: list[list[Signal]] = Field(default_factory=list)
+    current_episode_end: str | None = None
+    # a Pending/Running phase rule that could not be decided from status alone because events were null
+    # (Step 1.6: a fetch failure, not "no events"): decided again once history and pods are in
+    deferred_phase: str | None = None
+    # the end: a stop (route / needs_input) or a verdict
+    stop: Stop | None = None
+    verdict: Verdict | None = None
+    recurrence: Recurrence | None = None
+    result: DiagnosisResult | None = None
+
+    @property
+    def workload(self):
+        """The workload as Run:ai reported it (None before a usable status was read)."""
+        return self.status.data.workload if self.status is not None and self.status.ok else None
