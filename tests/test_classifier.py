@@ -81,9 +81,9 @@ def test_user_chosen_names_and_quoted_text_cannot_steer():
     # a workload / image / pod name full of trigger words produces nothing once scrubbed
     evil = "oomkilled-preempted-by-idle-policy-notready"
     got = kinds_from_reason_message("Started", f"Started container in pod {evil}-0-0", names=[evil])
-    assert got == []
+    assert [k for k, _, _ in got] == [Kind.POD_SCHEDULED]  # progress only, never a failure
     got = kinds_from_reason_message("Pulling", 'Pulling image "r.io/oomkilled:toomanyrequests-evicted"', names=[])
-    assert got == []
+    assert [k for k, _, _ in got] == [Kind.POD_SCHEDULED]
     # the registry error class comes from the error text, not from the quoted image reference
     cls = image_pull_class('Failed to pull image "r.io/toomanyrequests:unauthorized": manifest unknown'
                            .replace('"r.io/toomanyrequests:unauthorized"', " "))
@@ -104,3 +104,46 @@ def test_exit_codes_from_system_messages():
 def test_phase_name_alone_is_never_a_signal():
     for phase in ("Failed", "Crashed", "Stopped", "Error"):
         assert kinds_from_reason_message(None, phase, []) == []
+
+
+def _kinds(reason, message):
+    return {k for k, _, _ in kinds_from_reason_message(reason, message, [])}
+
+
+def test_oom_only_from_the_killer_not_from_prose_or_an_application_exception():
+    # system wordings of a kernel OOM kill
+    for reason, msg in ((None, "OOMKilled"), ("OOMKilled", "anything"), (None, "Container trainer was OOM killed"),
+                        (None, "terminated with exit code 137 (OOMKilled)"),
+                        ("OOMKilling", "Memory cgroup out of memory: Killed process 4 (python)"),
+                        (None, "Memory cgroup out of memory: Killed process 4 (python)")):
+        assert Kind.OOM in _kinds(reason, msg), (reason, msg)
+    # prose that mentions it, and application out-of-memory exceptions
+    for msg in ("worker was OOMKilled earlier, retrying shard", "the OOMKilled pods were cleaned up",
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB; exit code 1",
+                "java.lang.OutOfMemoryError: Java heap space; exit code 1"):
+        assert Kind.OOM not in _kinds("PodFailed", msg), msg
+    got = kinds_from_reason_message(None, "torch.OutOfMemoryError: CUDA out of memory; exit code 1", [])
+    assert (Kind.APP_EXIT, "gpu_oom", 1) in got
+    got = kinds_from_reason_message(None, "java.lang.OutOfMemoryError: Java heap space; exit code 1", [])
+    assert (Kind.APP_EXIT, "app_oom", 1) in got
+
+
+def test_preemption_never_from_a_word_inside_a_name_or_a_progress_event():
+    assert _kinds("Scheduled", "Successfully assigned ns/p to spot-preempted-pool-7") == {Kind.POD_SCHEDULED}
+    assert Kind.PREEMPTED not in _kinds("FailedScheduling", "0/3 nodes available; node pool spot-preempted-pool")
+    assert Kind.PREEMPTED in _kinds(None, "Workload was preempted by a higher-priority workload")
+    assert Kind.PREEMPTED in _kinds("Preempted", "")
+
+
+def test_event_provenance_source_and_object():
+    from agent.evidence.common import event_signals
+
+    def kinds(**kw):
+        return {s.kind for s in event_signals("OOMKilled", "OOMKilled", None, "p", [], "get_workload_status",
+                                              "status", **kw)}
+
+    assert kinds(emitter="kubelet", object_kind="Pod") == {Kind.OOM}
+    assert kinds(emitter=None, object_kind=None) == {Kind.OOM}  # a missing source or object is accepted
+    assert kinds(emitter="trainer-sidecar", object_kind="Pod") == set()  # an application's own event
+    assert kinds(emitter="kubelet", object_kind="ConfigMap") == set()  # not about the workload's pod
+    assert kinds(emitter="kernel-monitor", object_kind="Node") == {Kind.OOM}  # node-problem-detector

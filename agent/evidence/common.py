@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.evidence.rules import kinds_from_reason_message
+from agent.evidence.rules import from_system, kinds_for_object, kinds_from_reason_message
 from agent.model.signals import Signal
 from agent.model.time import iso
 
@@ -32,8 +32,12 @@ def make_signals(kind_tuples, *, source: str, text: str, at: Any, obj: str | Non
             for k, d, code in kind_tuples]
 
 
-def event_signals(reason, message, at, obj, names, source, origin, event_type=None) -> list[Signal]:
-    kinds = kinds_from_reason_message(reason, message, names)
+def event_signals(reason, message, at, obj, names, source, origin, event_type=None, *, emitter: str | None = None,
+                  object_kind: str | None = None) -> list[Signal]:
+    """Signals of one event: only from a system component (``emitter``), only those its object can support."""
+    if not from_system(emitter):
+        return []
+    kinds = kinds_for_object(kinds_from_reason_message(reason, message, names), object_kind)
     if not kinds:
         return []
     typ = f"{event_type} " if event_type else ""

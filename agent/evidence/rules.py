@@ -20,7 +20,23 @@ _QUOTED = re.compile(r'"[^"]{0,2000}"|\'[^\']{0,2000}\'|`[^`]{0,2000}`')
 _R = lambda p: re.compile(p, re.IGNORECASE)  # noqa: E731
 
 OOM_REASONS = {"oomkilled", "oomkilling", "oomkill", "outofmemory"}
-OOM_MSG = _R(r"\bOOM[ -]?kill(?:ed|ing)?\b|\bOOMKilled\b|\bout of memory\b|\bmemory cgroup out of memory\b")
+# The kernel OOM killer as system components word it, never a mention of it in prose ("worker was OOMKilled earlier"):
+# the bare reason token as the whole message, "(OOMKilled)" / "reason: OOMKilled" after an exit code, Run:ai's
+# "Container <name> was OOM killed", and the kernel's own lines.
+OOM_MSG = _R(r"^\W*OOM[ -]?Kill(?:ed|ing)\W*$|\(\s*(?:reason\W{0,3})?OOM[ -]?Killed\s*\)|\breason\W{0,3}OOM[ -]?Killed\b|"
+             r"\bcontainer\s+\S+\s+was\s+OOM[ -]?killed\b|\bmemory cgroup out of memory\b|"
+             r"\bOut of memory: Kill(?:ed)? process\b|\bSystem OOM encountered\b")
+# An out-of-memory EXCEPTION raised by the application (CUDA/GPU or a runtime heap): an application error with its
+# own recommendation, never a kernel OOM kill of the CPU-memory limit.
+APP_OOM_MSG = _R(r"\bCUDA out of memory\b|\bCUDA error: out of memory\b|\bOutOfMemoryError\b|"
+                 r"\bcudaErrorMemoryAllocation\b|\bCUDA_ERROR_OUT_OF_MEMORY\b|\bHIP out of memory\b|"
+                 r"\bRESOURCE_EXHAUSTED: OOM\b|\bout of memory on (?:GPU|device)\b")
+GPU_WORDS = _R(r"\bCUDA\b|\bGPU\b|\bHIP\b|\bcuda|\bdevice\b")
+# Reasons of events that report progress (bound to a node, image pulled, container started). They never carry a
+# failure, whatever their message says ("Successfully assigned ns/pod to spot-preempted-pool-7"); they do show that
+# the pod is past scheduling.
+PROGRESS_REASONS = {"scheduled", "pulling", "pulled", "created", "started", "successfulcreate",
+                    "successfulattachvolume", "containersnotready"}
 IMAGE_REASONS = {"errimagepull", "imagepullbackoff", "invalidimagename", "errimageneverpull", "imageinspecterror",
                  "registryunavailable"}
 IMAGE_MSG = _R(r"\bErrImagePull\b|\bImagePullBackOff\b|\bfailed to pull (?:and unpack )?image\b|"
@@ -44,7 +60,8 @@ PREEMPT_REASONS = {"preempted", "preempting", "preemptionbyscheduler", "preempti
                    "incohortreclaimwhileborrowing"}
 # "Preempted" / "preempted by" (the skill's words). The bare noun "preemption" is NOT a preemption: kube-scheduler's
 # FailedScheduling message says "preemption: 0/12 nodes are available: No preemption victims found ...".
-PREEMPT_MSG = _R(r"\bpreempted by\b|\bwas preempted\b|\bpreempted to\b|\bpreempted\b")
+# ... and never a word inside a name ("spot-preempted-pool-7").
+PREEMPT_MSG = _R(r"\bpreempted by\b|\bwas preempted\b|\bpreempted to\b|(?<![-./\w])preempted(?![-./\w])")
 SCHED_REASONS = {"failedscheduling", "unschedulable", "nottriggerscaleup", "nonpreemptibleoverquota", "overlimit",
                  "insufficientresources", "notenoughresources", "pending"}
 SCHED_MSG = _R(r"\bUnschedulable\b|\bFailedScheduling\b|\bInsufficient \S+|\bnot enough\b|\bquota\b|"
@@ -114,13 +131,16 @@ def kinds_from_reason_message(reason: str | None, message: str | None, names: It
     Returns (kind, detail, exit_code) triples. The reason is a machine token; the message is scrubbed first.
     """
     r = (reason or "").strip().lower().replace(" ", "")
+    if r in PROGRESS_REASONS:
+        return [(Kind.POD_SCHEDULED, r, None)]
     msg = scrub(message, names)
     both = f"{reason or ''} {msg}"
     out: list[tuple[Kind, str | None, int | None]] = []
     if r in PREEMPT_REASONS or PREEMPT_MSG.search(msg):
         out.append((Kind.PREEMPTED, None, None))
         return out  # a preemption notice is about preemption, whatever else it mentions
-    if r in OOM_REASONS or OOM_MSG.search(both):
+    app_oom = APP_OOM_MSG.search(msg)
+    if r in OOM_REASONS or (OOM_MSG.search(msg) and not app_oom):
         out.append((Kind.OOM, None, 137))
     if r in IMAGE_REASONS or IMAGE_MSG.search(both) or (r in {"failed", "backoff"} and "pull" in msg.lower()):
         out.append((Kind.IMAGE_PULL, image_pull_class(msg), None))
@@ -142,7 +162,11 @@ def kinds_from_reason_message(reason: str | None, message: str | None, names: It
         out.append((Kind.POLICY_STOP, pk, None))
     code = exit_code_from(msg)
     if code is not None and not any(k in (Kind.INIT_FAILED,) for k, _, _ in out):
-        out.extend(exit_code_kinds(code, is_init=False, oom=any(k == Kind.OOM for k, _, _ in out)))
+        kinds = exit_code_kinds(code, is_init=False, oom=any(k == Kind.OOM for k, _, _ in out))
+        if app_oom:  # the detail says which application OOM, for the recommendation
+            oom = "gpu_oom" if GPU_WORDS.search(app_oom.group(0)) or GPU_WORDS.search(msg) else "app_oom"
+            kinds = [(k, oom if k == Kind.APP_EXIT else d, c) for k, d, c in kinds]
+        out.extend(kinds)
     return _dedupe(out)
 
 
@@ -171,3 +195,34 @@ def _dedupe(items):
             seen.add((it[0], it[1]))
             out.append(it)
     return out
+
+
+# ------------------------------------------------------------------------------------------------ provenance
+# Events are evidence only when a system component emitted them about an object whose failure they can describe.
+# An event from an application ("trainer-sidecar") or about a ConfigMap cannot decide a verdict. A missing source
+# is accepted (several APIs omit it); a source that is present must be one of these components.
+SYSTEM_SOURCES = re.compile(
+    r"^(?:kubelet|default-scheduler|kube-scheduler|[\w-]*scheduler|runai(?:-[\w-]+)?|node-controller|"
+    r"taint-eviction-controller|taint-controller|kernel-monitor|node-problem-detector|kube-controller-manager|"
+    r"[\w-]+-controller|kueue(?:-[\w-]+)?|kuberay-operator|ray-operator|cluster-autoscaler|karpenter|"
+    r"nvidia-[\w-]+|gpu-operator|attachdetach-controller|persistentvolume-controller|csi-[\w.-]+|[\w.-]+\.csi\.[\w.-]+)"
+    r"(?:[/,][\w./-]*)?$", re.IGNORECASE)
+_WORKLOAD_KINDS = re.compile(r"^(?:Pod|PodGroup|\w*Workload|\w*Job|RayCluster|ReplicaSet|Deployment|StatefulSet|"
+                             r"LeaderWorkerSet|InferenceService)$")
+# kinds an event about a Node or a PersistentVolumeClaim may support
+_NODE_KINDS = frozenset({Kind.NODE_FAILURE, Kind.OOM, Kind.POD_SCHEDULED})  # node-problem-detector reports kernel OOM kills on the Node
+_CLAIM_KINDS = frozenset({Kind.MOUNT_FAILED, Kind.SCHEDULING_WAIT})
+
+
+def from_system(emitter: str | None) -> bool:
+    return not (emitter or "").strip() or bool(SYSTEM_SOURCES.match(emitter.strip()))
+
+
+def kinds_for_object(kinds: list[tuple[Kind, str | None, int | None]], object_kind: str | None):
+    """Keep only the signal kinds an event about ``object_kind`` can support (None: the workload's own object)."""
+    k = (object_kind or "").strip()
+    if not k or _WORKLOAD_KINDS.match(k):
+        return kinds
+    allowed = _NODE_KINDS if k == "Node" else _CLAIM_KINDS if k in ("PersistentVolumeClaim", "PersistentVolume") \
+        else frozenset()
+    return [t for t in kinds if t[0] in allowed]

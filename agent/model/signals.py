@@ -25,6 +25,7 @@ class Kind(str, Enum):
     SCHEDULING_WAIT = "scheduling_wait"  # Unschedulable / waiting for resources
     CRASH_LOOP = "crash_loop"  # CrashLoopBackOff / repeated restarts: a symptom, not a cause
     POD_ERROR = "pod_error"  # k8sPhase Error / failed pod without a cause
+    POD_SCHEDULED = "pod_scheduled"  # progress: bound to a node / pulling / started (past scheduling; not a failure)
 
 
 # Signals that make a Pending workload in scope ("direct failed-pod signal").

@@ -72,6 +72,14 @@ def crash(c: RecoContext) -> list[str]:
     else:
         out.append("Fix the application error that made the container exit; the failing log line was not "
                    "available (read kubectl logs --previous).")
+    ooms = {s.detail for s in c.signals if s.kind == Kind.APP_EXIT and s.detail in ("gpu_oom", "app_oom")}
+    if "gpu_oom" in ooms:
+        out.append("The application ran out of GPU memory (a CUDA out-of-memory error, not a kernel OOM kill of the "
+                   "CPU-memory limit): reduce the batch size or sequence length, enable activation checkpointing or "
+                   "mixed precision, or request a GPU with more memory. Raising the CPU-memory limit will not help.")
+    elif "app_oom" in ooms:
+        out.append("The application raised an out-of-memory exception (not a kernel OOM kill): reduce its memory "
+                   "use or raise its runtime heap limit.")
     if 127 in codes:
         out.append("Exit 127 means the command was not found: check the submitted command and the image's "
                    "PATH/entrypoint.")

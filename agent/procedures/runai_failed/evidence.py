@@ -44,6 +44,10 @@ def status_signals(st: WorkloadStatus, names: list[str]) -> list[Signal]:
         sigs += make_signals(_k8s_phase_kinds(w.k8sPhase), source=S_STATUS, text=f"Workload k8sPhase: {w.k8sPhase}",
                     at=w.phaseUpdatedAt, obj=w.name, origin="status")
     for c in w.conditions:
+        if (c.type or "").lower() == "podscheduled" and (c.status or "").lower() == "true":
+            sigs.append(Signal(kind=Kind.POD_SCHEDULED, source=S_STATUS, text="Condition PodScheduled=True",
+                               at=c.lastTransitionTime, obj=w.name, origin="status"))
+            continue
         if not (c.reason or c.message):
             continue
         if (c.status or "").lower() == "true" and (c.type or "").lower() in {"ready", "available", "running",
@@ -55,7 +59,8 @@ def status_signals(st: WorkloadStatus, names: list[str]) -> list[Signal]:
     for e in st.events or []:
         sigs += event_signals(e.reason, e.message, e.createdAt,
                               e.involvedObject.name if e.involvedObject else None, names, S_STATUS, "status",
-                              event_type=e.type)
+                              event_type=e.type, emitter=e.source,
+                              object_kind=e.involvedObject.kind if e.involvedObject else None)
     pend = getattr(w, "pendingSchedulingMessages", None)
     if isinstance(pend, list):
         for m in pend:
@@ -139,7 +144,8 @@ def _history_item(rec: HistoryRecord, names: list[str]) -> HistoryItem:
     sigs = []
     if e is not None:
         obj = e.involvedObject.name if e.involvedObject else None
-        sigs = event_signals(e.reason, e.message, rec.at, obj, names, S_HISTORY, "history", event_type=e.type)
+        sigs = event_signals(e.reason, e.message, rec.at, obj, names, S_HISTORY, "history", event_type=e.type,
+                             emitter=e.source, object_kind=e.involvedObject.kind if e.involvedObject else None)
         for s in sigs:
             s.text = f"{s.text} at {rec.at}"
     return HistoryItem(at=rec.at, is_phase_update=False, signals=sigs)

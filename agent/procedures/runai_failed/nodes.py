@@ -173,9 +173,12 @@ def check_phase(state: State, runtime: Runtime[Context]) -> Command:
     if phase == "suspended":
         return _end(stops.SUSPENDED, **found)
     if phase == "pending" and not kinds & DIRECT_FAILURE_KINDS:
-        if st.events is not None:
+        if Kind.POD_SCHEDULED in kinds:  # past scheduling: not "only scheduling evidence"; look further
+            found["deferred_phase"] = "pending_scheduled"
+        elif st.events is not None:
             return _end(stops.PENDING, **found)
-        found["deferred_phase"] = "pending"  # events: null is a fetch failure: decide after history (Step 1.6)
+        else:  # events: null is a fetch failure: decide after history (Step 1.6)
+            found["deferred_phase"] = "pending"
     if phase == "running" and not kinds & CRASH_CONFIRMING_KINDS:
         if st.events is not None:
             return _end(stops.RUNNING_WITHOUT_FAILURE, **found)
@@ -240,8 +243,13 @@ def apply_history_rules(state: State) -> Command:
     if Kind.PREEMPTED in kinds:
         return _end(stops.preempted("pods_history"), **found)
     # the phase rule deferred because events were null, now applied to status + pods + current history episode
+    if state.deferred_phase == "pending_scheduled" and not kinds & DIRECT_FAILURE_KINDS:
+        found["limitations"] = limitations(
+            Step.ROUTING, "Pending workload whose pod is already past scheduling (scheduled, pulling or starting): "
+                          "status, pods and history show no pod-start failure yet, so it is not routed as a "
+                          "scheduling wait.")
     if state.deferred_phase == "pending" and not kinds & DIRECT_FAILURE_KINDS:
-        if Kind.SCHEDULING_WAIT in kinds:
+        if Kind.SCHEDULING_WAIT in kinds and Kind.POD_SCHEDULED not in kinds:
             return _end(stops.PENDING, **found)
         # no failure signal, but no scheduling evidence either: the events that would tell are missing, so
         # this is not "only scheduling evidence" — continue (Tier 2 may tell; otherwise UNKNOWN, never a guess)

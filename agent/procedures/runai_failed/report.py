@@ -56,7 +56,7 @@ def _diagnosed(res: DiagnosisResult, state: State, req: DiagnosisRequest) -> lis
     all_sigs = list(state.signals) + (state.kube.signals if state.kube else [])
     lines: list[EvidenceLine] = [EvidenceLine(source=s.source, text=s.text) for s in _ordered(v.supporting)]
     lines += [EvidenceLine(source=s.source, text=s.text) for s in _ordered(all_sigs) if s not in v.supporting
-              and s.kind not in (Kind.SCHEDULING_WAIT,)]
+              and s.kind not in (Kind.SCHEDULING_WAIT, Kind.POD_SCHEDULED)]
     spec = state.spec.data if state.spec and state.spec.ok else None
     pods = state.pods.data if state.pods and state.pods.ok else None
     limit, peak = None, None
