@@ -68,7 +68,8 @@ def validity_problems(res: DiagnosisResult) -> list[str]:
             out.append(f"diagnosed with category {res.category!r}")
         if res.route is not None:
             out.append("diagnosed with a route")
-        if res.recurrence is None or res.recurrence.count < 1:
+        outside = any("lookback window" in x and "not counted" in x for x in res.limitations)
+        if res.recurrence is None or (res.recurrence.count < 1 and not outside):
             out.append("diagnosed without a recurrence count")
         if not res.report.startswith(f"Category: {res.category}\n"):
             out.append("report does not put the category on line one")
@@ -191,7 +192,7 @@ def invented_values(report: str, corpus: Corpus) -> list[str]:
             bad.append(m.group(0))
     text = _TS.sub(" ", text)
     for m in _BYTES.finditer(text):
-        if m.group(0) not in corpus.formatted:
+        if m.group(0) not in corpus.formatted and m.group(0) not in corpus.text:  # computed, or quoted as is
             bad.append(m.group(0))
     text = _BYTES.sub(" ", text)
     for m in _RAW_BYTES.finditer(text):
@@ -266,9 +267,9 @@ _PENDING_SYMPTOM = re.compile(r"imagepullbackoff|errimagepull|failed to pull|fai
 
 
 def _t(v: str | None) -> datetime:
-    if not v:
-        return datetime.min.replace(tzinfo=timezone.utc)
-    return datetime.fromisoformat(v.replace("Z", "+00:00"))
+    from agent.model.time import parse_time
+
+    return parse_time(v) or datetime.min.replace(tzinfo=timezone.utc)  # unusable times sort first
 
 
 def _status_text(world: dict, w: dict) -> str:

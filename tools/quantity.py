@@ -8,17 +8,27 @@ _MULT = {None: 1, "B": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 1
          "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60, "m": 1e-3}
 
 
+# No memory quantity of a real workload comes near this (1 EiB): a larger one (1e300, 1e400 = inf) is invalid data.
+MAX_BYTES = float(2**60)
+
+
 def parse_bytes(value) -> float | None:
-    """Parse a quantity into bytes; None when absent or unparsable (never a guess)."""
+    """Parse a quantity into bytes; None when absent, unparsable, negative, not finite or implausibly large."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value) if value >= 0 else None
-    m = _Q.match(str(value))
-    if not m:
-        return None
-    n = float(m.group(1)) * _MULT[m.group(2)]
-    return n if n >= 0 else None
+        n = float(value)
+    else:
+        m = _Q.match(str(value))
+        if not m:
+            return None
+        n = float(m.group(1)) * _MULT[m.group(2)]
+    return n if 0 <= n <= MAX_BYTES else None  # NaN fails both comparisons
+
+
+def invalid_quantity(value) -> bool:
+    """A value was given but is not a usable quantity (as opposed to absent)."""
+    return value is not None and value != "" and parse_bytes(value) is None
 
 
 def fmt_bytes(n: float | None) -> str:

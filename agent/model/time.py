@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 from tools.timeutil import iso, parse_time
 
-__all__ = ["iso", "parse_time", "parse_now", "parse_lookback", "lookback_words", "LOOKBACK_RX"]
+__all__ = ["iso", "parse_time", "parse_now", "parse_lookback", "lookback_words", "LOOKBACK_RX", "timestamp_problem"]
 
 LOOKBACK_RX = re.compile(r"^\s*(\d{1,4})\s*([mhdw])\s*$")
 _UNITS = {"m": ("minutes", "minute"), "h": ("hours", "hour"), "d": ("days", "day"), "w": ("weeks", "week")}
@@ -39,3 +39,21 @@ def parse_now(text: str | None) -> datetime:
     except ValueError:
         raise ValueError(f"--now {text!r} is not an ISO 8601 timestamp (e.g. 2026-01-02T03:04:05Z)") from None
     return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+_ZONE = re.compile(r"(?:Z|[+-]\d{2}:?\d{2})$", re.IGNORECASE)
+FUTURE_SLACK = timedelta(minutes=5)  # clock skew between the control plane and this machine
+
+
+def timestamp_problem(value: object, now: datetime) -> str | None:
+    """Why a timestamp from an API cannot be used (None when it can, or when it is simply absent)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    t = parse_time(value)
+    if t is None:
+        return "not a timestamp"
+    if not _ZONE.search(str(value).strip()):
+        return "no time zone"
+    if t > now + FUTURE_SLACK:
+        return "in the future"
+    return None

@@ -4,6 +4,7 @@ Pure functions: given the same tool results they return the same signals in the 
 """
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Iterable
 
 from pydantic import BaseModel
@@ -11,8 +12,8 @@ from pydantic import BaseModel
 from agent.evidence.common import event_signals, make_signals, quote
 from agent.evidence.rules import kinds_from_reason_message
 from agent.model.signals import Kind, Signal
-from tools.quantity import fmt_bytes, parse_bytes
-from agent.model.time import parse_time
+from tools.quantity import MAX_BYTES, fmt_bytes, invalid_quantity, parse_bytes
+from agent.model.time import parse_time, timestamp_problem
 from tools.runai import History, HistoryRecord, MetricSeries, Pod, SubmittedSpec, WorkloadStatus
 
 S_STATUS, S_SPEC, S_PODS, S_HISTORY, S_METRICS = ("get_workload_status", "get_workload_spec", "get_workload_pods",
@@ -124,10 +125,20 @@ class HistoryItem(BaseModel):
     signals: list[Signal]
 
 
-def history_items(h: History, names: list[str]) -> list[HistoryItem]:
-    """History records → items in ascending time order (records arrive newest first)."""
+def history_items(h: History, names: list[str], now: datetime | None = None,
+                  unusable: list[tuple[str, str]] | None = None) -> list[HistoryItem]:
+    """History records → items in ascending time order (records arrive newest first).
+
+    With ``now``, a record whose timestamp cannot be placed in time (not a timestamp, no zone, in the future) is
+    left out and appended to ``unusable`` as (value, problem): it is stated, never silently counted.
+    """
     items: list[HistoryItem] = []
     for rec in reversed(h.records):
+        problem = timestamp_problem(rec.at, now) if now is not None else None
+        if problem:
+            if unusable is not None:
+                unusable.append((str(rec.at), problem))
+            continue
         items.append(_history_item(rec, names))
     items.sort(key=lambda i: (parse_time(i.at).timestamp() if parse_time(i.at) else 0.0))
     return items
@@ -241,11 +252,13 @@ def metrics_fact(series: list[MetricSeries] | None) -> MetricsFact | None:
     f = MetricsFact()
     for s in series:
         f.unparsable += s.unparsable
-        if not s.samples:
+        samples = [x for x in s.samples if 0 <= x.value <= MAX_BYTES]  # 1e300 bytes is invalid data, not a peak
+        f.unparsable += len(s.samples) - len(samples)
+        if not samples:
             continue
-        top = max(s.samples, key=lambda x: x.value)
+        top = max(samples, key=lambda x: x.value)
         if s.type == "CPU_MEMORY_USAGE_BYTES":
-            f.usage_samples += len(s.samples)
+            f.usage_samples += len(samples)
             if f.peak_usage is None or top.value > f.peak_usage:
                 f.peak_usage, f.peak_at = top.value, top.timestamp
         elif s.type == "CPU_MEMORY_LIMIT_BYTES":
@@ -253,3 +266,20 @@ def metrics_fact(series: list[MetricSeries] | None) -> MetricsFact | None:
         elif s.type == "CPU_MEMORY_REQUEST_BYTES":
             f.request_max = max(f.request_max or 0.0, top.value)
     return f
+
+
+def invalid_memory_values(spec: SubmittedSpec | None, st: WorkloadStatus | None, pods: list[Pod] | None) -> list[str]:
+    """Memory quantities that were reported but are not valid (``1e400``, ``Infinity``, ``-1Gi``): stated, never shown."""
+    found: list[tuple[str, str, Any]] = []
+    s = spec.body.get("spec") if spec is not None and isinstance(spec.body.get("spec"), dict) else {}
+    comp = s.get("compute") if isinstance(s.get("compute"), dict) else {}
+    for key in ("cpuMemoryRequest", "cpuMemoryLimit"):
+        found.append((S_SPEC, key, comp.get(key)))
+    holders = [(S_STATUS, "podsRequestedResources", st.workload.podsRequestedResources if st else None)]
+    holders += [(S_PODS, f"pod {p.name} requestedResources", p.requestedResources) for p in pods or []]
+    for src, where, res in holders:
+        cm = res.get("cpuMemory") if isinstance(res, dict) else None
+        if isinstance(cm, dict):
+            found += [(src, f"{where}.cpuMemory.{k}", cm.get(k)) for k in ("request", "limit")]
+    return [f"{src} reported {where} = {quote(str(v), 60)!r}, which is not a valid memory quantity: it was ignored."
+            for src, where, v in found if invalid_quantity(v)]

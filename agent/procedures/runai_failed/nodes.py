@@ -12,7 +12,7 @@ from langgraph.types import Command
 from agent.model.findings import Call, calls_of, limitations
 from agent.model.outcomes import Stop
 from agent.model.signals import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS, Kind, Signal, kinds_of
-from agent.model.time import parse_time
+from agent.model.time import iso, parse_time, timestamp_problem
 from agent.procedures.runai_failed import evidence as ev
 from agent.procedures.runai_failed import stops
 from agent.procedures.runai_failed.context import Context
@@ -232,13 +232,25 @@ def apply_history_rules(state: State) -> Command:
     added = ev.pod_signals(pods or [])
     found: dict = {}
     if state.history and state.history.ok:
-        eps = episodes(ev.history_items(state.history.data, names))
+        unusable: list[tuple[str, str]] = []
+        eps = episodes(ev.history_items(state.history.data, names, state.request.now, unusable))
+        if unusable:
+            shown = "; ".join(f"{v!r} ({why})" for v, why in unusable[:3])
+            found["limitations"] = limitations(
+                Step.HISTORY, f"{len(unusable)} history record(s) have timestamps that cannot be placed in time and "
+                              f"were left out of the episodes and the recurrence count: {shown}"
+                              + (" …" if len(unusable) > 3 else "") + ".")
         current, past = split_current(eps, st.workload.phaseUpdatedAt)
         if current is not None:
             added += current.signals
             found["current_episode_end"] = current.end or current.start
         found["past_episode_signals"] = [e.signals for e in past]
     found["signals"] = added
+    problem = timestamp_problem(st.workload.phaseUpdatedAt, state.request.now)
+    if problem:
+        found["limitations"] = found.get("limitations", []) + limitations(
+            Step.HISTORY, f"The workload's phaseUpdatedAt {st.workload.phaseUpdatedAt!r} cannot be used ({problem}): "
+                          "the current failure could not be placed in time against its history.")
     kinds = kinds_of(list(state.signals) + added)
     if Kind.PREEMPTED in kinds:
         return _end(stops.preempted("pods_history"), **found)
@@ -302,8 +314,26 @@ def classify_failure(state: State) -> Command:
     verdict = state.verdict
     past = [Episode(start=None, end=_last_at(s), signals=s) for s in state.past_episode_signals]
     current = Episode(start=None, end=state.current_episode_end, signals=sigs)
-    rec = count_recurrence(verdict.category, current, past, state.request.lookback_text)
-    return Command(goto="report", update={"recurrence": rec})
+    req = state.request
+    when = _failure_time(state)
+    outside = when is not None and when < req.cutoff
+    rec = count_recurrence(verdict.category, current, past, req.lookback_text, current_in_window=not outside)
+    update: dict = {"recurrence": rec}
+    if outside:
+        update["limitations"] = limitations(
+            Step.VERDICT, f"The failure being diagnosed happened at {iso(when)}, before the {req.lookback_text} lookback "
+                          f"window (from {iso(req.cutoff)}): it is not counted as a failure in the window, and history "
+                          "and metrics read for the window may not cover it. Use a longer --lookback to include it.")
+    return Command(goto="report", update=update)
+
+
+def _failure_time(state: State):
+    """When the current failure happened: the workload's phase update, else the current history episode's end."""
+    req = state.request
+    for value in (state.workload.phaseUpdatedAt if state.workload else None, state.current_episode_end):
+        if value and not timestamp_problem(value, req.now):
+            return parse_time(value)
+    return None
 
 
 def _last_at(sigs: list[Signal]) -> str | None:

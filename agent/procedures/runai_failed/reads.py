@@ -4,6 +4,7 @@ from __future__ import annotations
 from agent.model.findings import Limitation, limitations
 from agent.procedures.runai_failed.state import Step
 from tools.base import ToolResult, ToolStatus
+from tools.quantity import MAX_BYTES
 
 LABELS = {"spec": "submitted spec", "pods": "pods", "history": "history", "metrics": "metrics"}
 
@@ -31,4 +32,9 @@ def read_limitations(key: str, r: ToolResult | None, step: int) -> list[Limitati
         if bad:
             found += limitations(Step.METRICS_CONTENT, f"get_workload_metrics returned {bad} value(s) that are not "
                                                        "numbers; they were ignored, not counted as zero.")
+        huge = sum(1 for s in r.data for x in s.samples if not 0 <= x.value <= MAX_BYTES)
+        if huge:
+            found += limitations(Step.METRICS_CONTENT, f"get_workload_metrics returned {huge} value(s) outside any "
+                                                       "possible memory size (negative or above 1 EiB); they were "
+                                                       "ignored as invalid data.")
     return found

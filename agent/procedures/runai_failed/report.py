@@ -43,7 +43,8 @@ def build_result(state: State, ctx: Context) -> DiagnosisResult:
         if stop.message:
             res.recommendations = [stop.message]
     res.limitations = [x.text for x in ordered(found)]
-    res.report = render(res)
+    res.report = render(res, outside_window=bool(diagnosed and state.recurrence
+                                                  and not state.recurrence.current_in_window))
     return _final_redaction(res)
 
 
@@ -60,9 +61,11 @@ def _diagnosed(res: DiagnosisResult, state: State, req: DiagnosisRequest) -> lis
     spec = state.spec.data if state.spec and state.spec.ok else None
     pods = state.pods.data if state.pods and state.pods.ok else None
     limit, peak = None, None
+    invalid: list[str] = []
     if v.needs_metrics:
         mem_lines, limit, peak = _memory_lines(state, req, spec, pods)
         lines += mem_lines
+        invalid = ev.invalid_memory_values(spec, state.status.data, pods)
     if cat.spec_lines:
         lines += [EvidenceLine(source=src, text=text) for src, text in ev.spec_context(spec)
                   if text.startswith(cat.spec_lines)]
@@ -80,7 +83,7 @@ def _diagnosed(res: DiagnosisResult, state: State, req: DiagnosisRequest) -> lis
         recos.append(f"Recurring: {rec.count} {cat.name} failures in the last {rec.lookback}. Apply a permanent fix "
                      "instead of an unchanged rerun.")
     res.recommendations = recos
-    return limitations(Step.VERDICT, *cat.limitations(v, ctx))
+    return limitations(Step.VERDICT, *invalid, *cat.limitations(v, ctx))
 
 
 def _memory_lines(state: State, req: DiagnosisRequest, spec, pods) -> tuple[list[EvidenceLine], float | None,
@@ -98,9 +101,11 @@ def _memory_lines(state: State, req: DiagnosisRequest, spec, pods) -> tuple[list
                                                         f"{fmt_bytes(f.limit)}"))
     limit = next((f.limit for f in facts if f.limit is not None), None)
     limit_src = next((f.source for f in facts if f.limit is not None), None)
+    invalid = bool(ev.invalid_memory_values(spec, state.status.data, pods))
     if not facts:
         state_note = "The CPU memory request and limit were not reported by get_workload_spec, get_workload_status " \
-                     "or get_workload_pods."
+                     "or get_workload_pods." if not invalid else "No valid CPU memory request or limit was reported " \
+                     "by get_workload_spec, get_workload_status or get_workload_pods."
         out.append(EvidenceLine(source="get_workload_spec", text=state_note))
     peak = None
     m: ToolResult | None = state.metrics
@@ -124,7 +129,8 @@ def _memory_lines(state: State, req: DiagnosisRequest, spec, pods) -> tuple[list
             out.append(EvidenceLine(source="get_workload_metrics",
                                     text=f"CPU memory limit metric: {fmt_bytes(mf.limit_max)}"))
     if limit is None:
-        out.append(EvidenceLine(source="get_workload_spec", text="Memory limit: not reported by any tool"))
+        out.append(EvidenceLine(source="get_workload_spec", text="Memory limit: not reported by any tool"
+                                if not invalid else "Memory limit: no valid value reported by any tool"))
     return out, limit, peak
 
 
@@ -158,7 +164,7 @@ def _injections(state: State, ctx: Context) -> list[EvidenceLine]:
 
 
 # ------------------------------------------------------------------------------------------------ rendering
-def render(res: DiagnosisResult) -> str:
+def render(res: DiagnosisResult, *, outside_window: bool = False) -> str:
     w = res.workload or WorkloadRef()
     lines = []
     if res.outcome == "diagnosed":
@@ -178,6 +184,8 @@ def render(res: DiagnosisResult) -> str:
         r = res.recurrence
         word = "failure" if r.count == 1 else "failures"
         tail = "recurring" if r.recurring else "one-off"
+        if outside_window:
+            tail = "the diagnosed failure itself is older than this window"
         lines += ["", f"History: {r.count} {res.category} {word} in the last {r.lookback} — {tail}."]
     if res.recommendations:
         lines += ["", "Recommendation:" if res.outcome == "diagnosed" else "Next step:"]
