@@ -5,6 +5,7 @@ Missing values are stated as missing, never filled. The rendered text and the JS
 """
 from __future__ import annotations
 
+from agent.evidence.aggregate import EVIDENCE_CAP, INSTRUCTIONS_CAP, aggregate, cap
 from agent.model.findings import Limitation, limitations, ordered
 from agent.model.outcomes import Outcome
 from agent.model.request import DiagnosisRequest
@@ -42,6 +43,10 @@ def build_result(state: State, ctx: Context) -> DiagnosisResult:
         res.evidence = _dedupe([EvidenceLine(source=s.source, text=s.text) for s in _ordered(state.signals)])
         if stop.message:
             res.recommendations = [stop.message]
+    res.evidence, cut = cap(aggregate(res.evidence), EVIDENCE_CAP, "evidence")
+    res.ignored_instructions, cut_ii = cap(aggregate(res.ignored_instructions), INSTRUCTIONS_CAP,
+                                           "ignored embedded instructions")
+    found += limitations(Step.REPORT, *cut, *cut_ii)
     res.limitations = [x.text for x in ordered(found)]
     res.report = render(res, outside_window=bool(diagnosed and state.recurrence
                                                   and not state.recurrence.current_in_window))

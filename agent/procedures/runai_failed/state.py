@@ -21,8 +21,8 @@ from tools.base import ToolResult
 class Step:
     """The order of findings in the report (limitations and tool calls), whatever order parallel reads finish."""
 
-    ROUTING, LIST, PROBES, STATUS, SPEC, PODS, HISTORY, METRICS, PODS_CONTENT, METRICS_CONTENT, KUBE, VERDICT = \
-        range(12)
+    ROUTING, LIST, PROBES, STATUS, SPEC, PODS, HISTORY, METRICS, PODS_CONTENT, METRICS_CONTENT, KUBE, VERDICT, \
+        REPORT = range(13)
 
 
 class KubeEvidence(BaseModel):
