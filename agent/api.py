@@ -7,25 +7,12 @@ from typing import Any, Callable
 import httpx
 
 from agent.model.limits import Limits
-from agent.model.request import DiagnosisRequest
+from agent.model.request import DiagnosisRequest, build_request
 from agent.model.result import DiagnosisResult
-from agent.model.time import parse_now
-from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiClient, check_id, check_name
+from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiClient
 
 __all__ = ["diagnose", "run_graph", "ApiAuthError", "ApiUnavailable", "InvalidInput", "DiagnosisRequest",
            "DiagnosisResult"]
-
-
-def validate_inputs(req: DiagnosisRequest) -> None:
-    """Bad input gets a clear error before any request is made."""
-    if req.cluster_id:
-        check_id(req.cluster_id, "cluster id")
-    if req.workload_id:
-        check_id(req.workload_id, "workload id")
-    if req.workload_name:
-        check_name(req.workload_name, "workload name")
-    if req.project:
-        check_name(req.project, "project")
 
 
 def make_kube(kubeconfig: str | None, use_kube: bool) -> tuple[Any, str | None]:
@@ -68,13 +55,8 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     ``llm`` (optional, any langchain-core chat model) only adds a validated ``explanation``; it never changes
     the outcome, category, evidence or recommendations.
     """
-    try:
-        req = DiagnosisRequest(cluster_id=cluster_id or None, workload_id=workload_id or None,
-                            workload_name=workload_name or None, project=project or None, intent=intent,
-                            lookback=lookback, now=parse_now(now))
-    except ValueError as e:
-        raise InvalidInput(str(e).splitlines()[-1] if "validation error" in str(e) else str(e)) from None
-    validate_inputs(req)
+    req = build_request(cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name,
+                        project=project, intent=intent, lookback=lookback, now=now)
     url = runai_url or os.environ.get("RUNAI_BASE_URL")
     cid = client_id if client_id is not None else os.environ.get("RUNAI_CLIENT_ID")
     secret = client_secret if client_secret is not None else os.environ.get("RUNAI_CLIENT_SECRET")

@@ -4,9 +4,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Literal
 
+import re
+
 from pydantic import BaseModel, Field, field_validator
 
 from agent.model.time import lookback_words, parse_lookback, parse_now
+from tools.runai import InvalidInput, check_id, check_name
+
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 
 
 class DiagnosisRequest(BaseModel):
@@ -41,3 +46,37 @@ class DiagnosisRequest(BaseModel):
     @property
     def has_workload(self) -> bool:
         return bool(self.workload_id or (self.workload_name and self.project))
+
+
+def _id(value: str | None, what: str) -> str | None:
+    if not value:
+        return None
+    check_id(value, what)
+    return value.lower() if _UUID.match(value) else value  # an upper-case UUID is the same UUID
+
+
+def build_request(*, cluster_id: str | None = None, workload_id: str | None = None, workload_name: str | None = None,
+                  project: str | None = None, intent: str = "terminal", lookback: str = "7d",
+                  now: str | None = None) -> DiagnosisRequest:
+    """The one place user input becomes a request: every problem is a one-line ``InvalidInput``, before any read."""
+    if intent not in ("terminal", "active"):
+        raise InvalidInput(f"intent must be 'terminal' or 'active', not {intent!r}")
+    try:
+        parse_lookback(lookback)
+    except (ValueError, TypeError):
+        raise InvalidInput(f"lookback {lookback!r} is not a duration: use a number and m/h/d/w, e.g. 7d, 36h, 2w or "
+                           "90m") from None
+    try:
+        when = parse_now(now)
+    except ValueError as e:
+        raise InvalidInput(str(e)) from None
+    if workload_id and (workload_name or project):
+        raise InvalidInput("give either a workload id (Option A) or a workload name with its project (Option B), "
+                           "not both")
+    if workload_name:
+        check_name(workload_name, "workload name")
+    if project:
+        check_name(project, "project")
+    return DiagnosisRequest(cluster_id=_id(cluster_id, "cluster id"), workload_id=_id(workload_id, "workload id"),
+                            workload_name=workload_name or None, project=project or None, intent=intent,
+                            lookback=lookback, now=when)

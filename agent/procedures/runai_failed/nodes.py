@@ -163,7 +163,11 @@ def check_phase(state: State, runtime: Runtime[Context]) -> Command:
     sigs = ev.status_signals(st, ev.names_of(st))
     kinds = kinds_of(sigs)
     found: dict = {"signals": sigs}
-    if w.clusterId != req.cluster_id:
+    if not w.clusterId:  # not reported: a limitation, not a mismatch
+        found["limitations"] = limitations(
+            Step.STATUS, f"Run:ai did not report the cluster of workload {w.id}: it could not be checked against the "
+                         f"requested cluster {req.cluster_id}.")
+    elif w.clusterId.lower() != (req.cluster_id or "").lower():
         return _end(stops.cluster_mismatch(w.id, w.clusterId, req.cluster_id), **found)
     if Kind.PREEMPTED in kinds:
         return _end(stops.preempted("status"), **found)
