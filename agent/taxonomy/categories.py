@@ -96,3 +96,8 @@ CATEGORIES: list[Category] = [
 BY_NAME = {c.name: c for c in CATEGORIES}
 NAMES = [c.name for c in CATEGORIES]
 UNKNOWN = BY_NAME["UNKNOWN"]
+
+
+def metrics_needed_by(kinds: set[Kind]) -> bool:
+    """Whether evidence of a category that needs metrics (OOM) is already present (Step 4 may start early)."""
+    return any(c.needs_metrics and c.kinds & kinds for c in CATEGORIES)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from agent.model.signals import UNEXPLAINED_KINDS, Kind, Signal
-from agent.taxonomy.categories import BY_NAME, CATEGORIES, Category
+from agent.taxonomy.categories import BY_NAME, CATEGORIES, UNKNOWN, Category
 
 
 class Verdict(BaseModel):
@@ -43,5 +43,5 @@ def classify(signals: list[Signal]) -> Verdict:
         hits = [s for s in signals if s.kind in cat.kinds]
         if hits:
             return Verdict(category=cat.name, supporting=hits)
-    return Verdict(category="UNKNOWN", supporting=[s for s in signals if s.kind in UNEXPLAINED_KINDS],
+    return Verdict(category=UNKNOWN.name, supporting=[s for s in signals if s.kind in UNEXPLAINED_KINDS],
                    unresolved_137=Kind.EXIT_137 in kinds, sigterm=Kind.SIGTERM in kinds)

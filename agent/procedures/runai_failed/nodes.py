@@ -19,6 +19,7 @@ from agent.procedures.runai_failed.context import Context
 from agent.procedures.runai_failed.reads import read_limitations
 from agent.procedures.runai_failed.recurrence import Episode, count_recurrence, episodes, split_current
 from agent.procedures.runai_failed.state import KubeEvidence, State, Step
+from agent.taxonomy.categories import metrics_needed_by
 from agent.taxonomy.classifier import classify
 from tools.base import ErrorKind, ToolStatus
 from tools.runai import ApiAuthError, ApiUnavailable, WorkloadStatus
@@ -190,7 +191,7 @@ def check_phase(state: State, runtime: Runtime[Context]) -> Command:
     if phase not in FAILED_PHASES | {"pending", "running"}:
         return _end(stops.not_terminal(w.phase), **found)
     # independent reads run concurrently; metrics join them when the status already shows an OOM (Step 4)
-    reads = READS + (["fetch_metrics"] if classify(sigs).entry.needs_metrics else [])
+    reads = READS + (["fetch_metrics"] if metrics_needed_by(kinds) else [])
     return Command(goto=reads, update=found)
 
 

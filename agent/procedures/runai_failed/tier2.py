@@ -11,6 +11,7 @@ from agent.model.limits import Limits
 from agent.model.signals import Kind
 from agent.procedures.runai_failed import evidence as ev
 from agent.procedures.runai_failed.state import KubeEvidence, State
+from agent.taxonomy.categories import UNKNOWN
 from agent.taxonomy.classifier import classify
 
 
@@ -49,7 +50,7 @@ def collect(kube, limits: Limits, state: State) -> KubeEvidence:
         all_sigs = list(state.signals) + out.signals
         # node evidence: when pod/history evidence points at the node, or the termination is still unexplained
         # (exit 137/143 or no category) — node conditions are one of the causes the skill names
-        if any(s.kind == Kind.NODE_FAILURE for s in all_sigs) or classify(all_sigs).category == "UNKNOWN":
+        if any(s.kind == Kind.NODE_FAILURE for s in all_sigs) or classify(all_sigs).category == UNKNOWN.name:
             for node in sorted({pf.node_name for pf in facts if pf.node_name}):
                 try:
                     nf = kube.get_node(node)
