@@ -150,7 +150,7 @@ def _limitations(state: State) -> list[str]:
     if state.list_result is not None:  # e.g. "pagination stopped": the candidate list may be incomplete
         out += [f"{state.list_result.tool}: {n}" for n in state.list_result.notes]
     for p in state.probe_results:  # Option B candidates whose status could not be read or had no events
-        wid = p.invocations[0].path.rsplit("/", 1)[-1] if p.invocations else "a candidate"
+        wid = p.invocations[0].arguments.get("workloadId", "a candidate") if p.invocations else "a candidate"
         if not p.ok:
             out.append(f"The status of candidate {wid} could not be read ({p.tool}: "
                        f"{p.error.message if p.error else 'error'}); it could not be confirmed or excluded.")
