@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from urllib.parse import parse_qsl, unquote
 
 import pytest
 
 from evals.simulator import running_simulator
 from tests.conftest import CL, WID, event, workload, world
 from tools.base import ErrorKind, ToolStatus
-from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiClient
+from tools.runai import OOM_METRICS, ApiAuthError, ApiUnavailable, InvalidInput, RunaiClient, RunaiSource
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
 
@@ -24,7 +25,10 @@ def test_v1_token_then_bearer_on_reads():
     assert st.ok and st.data.workload.id == WID
     assert sim.requests[0] == ("POST", "/api/v1/token")
     assert st.tool == "get_workload_status"
-    assert [i.path for i in st.invocations] == [f"/api/v1/workloads/{WID}", f"/api/v1/workloads/{WID}/events"]
+    assert [i.request for i in st.invocations] == [f"GET /api/v1/workloads/{WID}",
+                                                   f"GET /api/v1/workloads/{WID}/events?sortOrder=desc&offset=0&limit=50"]
+    assert [(i.tool, i.arguments) for i in st.invocations] == [("get_workload_status", {"workloadId": WID})] * 2
+    assert all(i.describe() == i.request for i in st.invocations)
 
 
 def test_falls_back_to_v2_form_flow():
@@ -108,7 +112,8 @@ def test_list_workloads_filters_sorts_and_follows_next():
         r = rc.list_workloads(name="job-a", cluster_id=CL, project="team")
     assert r.ok and len(r.data) == 7 and len(r.invocations) == 3
     assert [w.phaseUpdatedAt for w in r.data] == sorted((w.phaseUpdatedAt for w in r.data), reverse=True)
-    q = r.invocations[0].query
+    q = parse_qsl(r.invocations[0].request.split("?", 1)[1])
+    assert r.invocations[0].arguments == {"name": "job-a", "clusterId": CL, "project": "team"}
     assert ("filterBy", "name==job-a") in q and ("filterBy", f"clusterId=={CL}") in q
     assert ("filterBy", "projectName==team") in q and ("sortBy", "phaseUpdatedAt") in q and ("sortOrder", "desc") in q
 
@@ -124,7 +129,8 @@ def test_history_stops_at_the_lookback_cutoff():
     assert h.ok
     assert len(h.data.records) == 59 or len(h.data.records) == 60
     assert h.data.reached_cutoff and h.data.pages == 2  # 50 + 50: the second page crosses the cutoff
-    assert [i.query for i in h.invocations][1] == [("offset", "50"), ("limit", "50")]
+    assert h.invocations[1].request == f"GET /api/v1/workloads/{WID}/history?offset=50&limit=50"
+    assert h.invocations[1].arguments == {"workloadId": WID, "cutoff": "2026-11-18T00:00:00Z"}
 
 
 def test_history_next_that_does_not_advance_is_stopped():
@@ -160,7 +166,9 @@ def test_metrics_params_and_string_values():
     with running_simulator(world(metrics=series)) as sim:
         m = client(sim).get_workload_metrics(WID, start=NOW - timedelta(days=7), end=NOW)
     assert m.ok
-    q = m.invocations[0].query
+    q = parse_qsl(m.invocations[0].request.split("?", 1)[1])
+    assert m.invocations[0].arguments == {"workloadId": WID, "start": "2026-11-13T12:00:00Z",
+                                          "end": "2026-11-20T12:00:00Z", "metricTypes": list(OOM_METRICS)}
     assert [v for k, v in q if k == "metricType"] == ["CPU_MEMORY_USAGE_BYTES", "CPU_MEMORY_LIMIT_BYTES",
                                                       "CPU_MEMORY_REQUEST_BYTES"]
     assert ("start", "2026-11-13T12:00:00Z") in q and ("end", "2026-11-20T12:00:00Z") in q
@@ -183,3 +191,61 @@ def test_spec_absent_for_unknown_kind_and_404():
         assert r.status == ToolStatus.ABSENT and not r.invocations
         r2 = rc.get_workload_spec(WID, "Training")  # endpoint exists, the spec does not
         assert r2.status == ToolStatus.ABSENT and r2.invocations[0].status_code == 404
+
+
+def test_rest_client_is_a_runai_source():
+    import inspect
+
+    rc = RunaiClient("http://127.0.0.1:9", "id", "secret")
+    assert isinstance(rc, RunaiSource)
+    for name in ("list_workloads", "get_workload_status", "get_workload_spec", "get_workload_pods",
+                 "get_workload_history", "get_workload_metrics", "close"):
+        proto = inspect.signature(getattr(RunaiSource, name))
+        impl = inspect.signature(getattr(RunaiClient, name))
+        assert list(proto.parameters.values()) == list(impl.parameters.values()), name
+        assert str(proto.return_annotation) == str(impl.return_annotation), name
+    rc.close()
+
+
+def test_invocation_request_is_exactly_what_the_server_received():
+    with running_simulator(world(history=[])) as sim:
+        rc = client(sim)
+        results = [rc.list_workloads(name="job-a", cluster_id=CL, project="team"),
+                   rc.get_workload_status(WID), rc.get_workload_spec(WID, "Training"), rc.get_workload_pods(WID),
+                   rc.get_workload_history(WID, cutoff=NOW - timedelta(days=7)),
+                   rc.get_workload_metrics(WID, start=NOW - timedelta(days=1), end=NOW)]
+        received = sorted(f"{m} {unquote(p)}" for m, p in sim.requests if m == "GET")
+    sent = sorted(i.request for r in results for i in r.invocations)
+    assert sent == received and len(sent) == 7
+    assert all(i.tool == r.tool and i.arguments for r in results for i in r.invocations)
+
+
+def test_one_time_parser_for_the_whole_project():
+    import tools.runai
+    from tools import timeutil
+
+    assert tools.runai.parse_time is timeutil.parse_time and tools.runai.iso is timeutil.iso
+    assert timeutil.parse_time("2026-11-20T12:00:00Z") == NOW
+    assert timeutil.parse_time("2026-11-20 12:00:00") == NOW  # naive and space-separated: UTC
+    assert timeutil.parse_time("2026-11-20T13:00:00+01:00") == NOW
+    assert timeutil.parse_time("yesterday") is None and timeutil.parse_time("") is None
+    assert timeutil.parse_time(1700000000) is None
+    assert timeutil.as_utc(datetime(2026, 11, 20, 12, 0)) == NOW and timeutil.as_utc(None) is None
+    assert timeutil.iso(datetime(2026, 11, 20, 13, 0, 7, 999, tzinfo=timezone(timedelta(hours=1)))) == \
+        "2026-11-20T12:00:07Z"
+
+
+def test_a_failed_candidate_probe_is_named_by_its_workload_id_argument():
+    """agent/report.py names an unreadable Option B candidate from ``invocations[0].arguments`` (no path
+    parsing): a status read that fails with a 404 must still carry the id the caller asked for."""
+    from agent.report import _limitations
+    from agent.state import State
+
+    other = "00000000-0000-4000-8000-777777777777"
+    with running_simulator(world()) as sim:
+        probe = client(sim).get_workload_status(other)
+    assert not probe.ok and probe.invocations[0].arguments == {"workloadId": other}
+    assert probe.invocations[0].request == f"GET /api/v1/workloads/{other}"
+    lims = _limitations(State(probe_results=[probe]))
+    assert any(ln.startswith(f"The status of candidate {other} could not be read (get_workload_status: ")
+               for ln in lims), lims

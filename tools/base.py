@@ -17,7 +17,6 @@ class ToolStatus(str, Enum):
     OK = "ok"
     ERROR = "error"  # the call failed (network, 5xx after retries, malformed body, ...)
     ABSENT = "absent"  # the resource or endpoint does not exist (404, unsupported kind)
-    SKIPPED = "skipped"  # not called (not needed / not configured)
 
 
 class ErrorKind(str, Enum):
@@ -29,8 +28,6 @@ class ErrorKind(str, Enum):
     SERVER_ERROR = "server_error"
     TIMEOUT = "timeout"
     MALFORMED = "malformed"
-    PAGINATION = "pagination"
-    INVALID_INPUT = "invalid_input"
     OTHER = "other"
 
 
@@ -41,17 +38,23 @@ class ToolError(BaseModel):
 
 
 class Invocation(BaseModel):
-    """One read request as it left the process (method, path, query, HTTP status, attempts)."""
+    """One call of a skill tool as it left the process.
 
-    method: str
-    path: str
-    query: list[tuple[str, str]] = Field(default_factory=list)
+    ``tool`` and ``arguments`` are the call as the caller made it (the skill tool name and its arguments, e.g.
+    ``{"workloadId": "..."}``): read these, not the wire form, to know *what* was asked. ``request`` is the exact
+    request text as sent, whatever the source (for REST ``GET /api/v1/workloads/<id>?a=b``; a future MCP source
+    would record its ``tools/call``); it is what reports cite. ``status_code`` is the answer's status (HTTP for
+    REST; None when no answer came), ``attempts`` how many sends it took (retries included).
+    """
+
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    request: str
     status_code: int | None = None
     attempts: int = 1
 
     def describe(self) -> str:
-        q = "&".join(f"{k}={v}" for k, v in self.query)
-        return f"{self.method} {self.path}{'?' + q if q else ''}"
+        return self.request
 
 
 class ToolResult(BaseModel, Generic[T]):
@@ -82,9 +85,3 @@ class ToolFailure(Exception):
 
 class WriteRefused(Exception):
     """A non-read request was attempted through a read-only transport. Nothing was sent."""
-
-
-def jsonable(obj: Any) -> Any:
-    if isinstance(obj, BaseModel):
-        return obj.model_dump(mode="json")
-    return obj

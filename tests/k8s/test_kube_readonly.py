@@ -86,7 +86,9 @@ def test_every_write_path_is_refused_before_any_byte_is_sent(counting_server):
     reader = KubeReader.from_url(url, token="t0ken")
     ac = reader.api_client
     core = client.CoreV1Api(ac)
+    custom = client.CustomObjectsApi(ac)
     pod_url = f"{url}/api/v1/namespaces/runai-x/pods/p"
+    rayjob = {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "j"}}
     attempts = {
         "CoreV1Api.delete_namespaced_pod": lambda: core.delete_namespaced_pod("p", "runai-x"),
         "CoreV1Api.create_namespace": lambda: core.create_namespace({"metadata": {"name": "x"}}),
@@ -111,6 +113,16 @@ def test_every_write_path_is_refused_before_any_byte_is_sent(counting_server):
         "GET secrets list": lambda: core.list_secret_for_all_namespaces(),
         "stream exec (websocket)": lambda: stream(core.connect_get_namespaced_pod_exec, "p", "runai-x",
                                                   command=["sh"], stderr=True, stdin=False, stdout=True),
+        "CustomObjectsApi.create RayJob": lambda: custom.create_namespaced_custom_object(
+            "ray.io", "v1", "runai-x", "rayjobs", rayjob),
+        "CustomObjectsApi.patch Kueue Workload": lambda: custom.patch_namespaced_custom_object(
+            "kueue.x-k8s.io", "v1beta1", "runai-x", "workloads", "w", {"spec": {"active": False}}),
+        "CustomObjectsApi.patch RayCluster status": lambda: custom.patch_namespaced_custom_object_status(
+            "ray.io", "v1", "runai-x", "rayclusters", "c", {"status": {}}),
+        "CustomObjectsApi.delete ResourceClaim": lambda: custom.delete_namespaced_custom_object(
+            "resource.k8s.io", "v1beta1", "runai-x", "resourceclaims", "claim"),
+        "CustomObjectsApi.delete cluster-scoped": lambda: custom.delete_cluster_custom_object(
+            "example.io", "v1", "things", "t"),
         "swap rest_client": lambda: setattr(ac, "rest_client", rest.RESTClientObject(ac.configuration)),
         "swap call_api": lambda: setattr(ac, "call_api", lambda *a, **k: None),
         "swap pool_manager": lambda: setattr(ac.rest_client, "pool_manager", None),

@@ -12,42 +12,36 @@ import json
 import re
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Callable
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult, ToolStatus
+from tools.runai.errors import ApiAuthError, ApiUnavailable, InvalidInput
+from tools.runai.ids import check_id, check_name
+from tools.runai.models import (
+    OOM_METRICS,
+    Event,
+    History,
+    HistoryRecord,
+    MetricSample,
+    MetricSeries,
+    PhaseUpdate,
+    Pod,
+    SubmittedSpec,
+    Workload,
+    WorkloadStatus,
+)
+from tools.timeutil import iso, parse_time
 from tools.transport import make_client
 
-# Kubernetes object names (DNS-1123 subdomain, case-insensitive here) and Run:ai ids. Anything else is refused
-# before it can reach a query: a value such as "a,projectName==x" can never widen or change a filter.
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,251}[A-Za-z0-9])?$")
-_SAFE_ID = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,126}[A-Za-z0-9])?$")
+__all__ = ["RunaiClient", "SPEC_PATH_BY_KIND", "spec_kind_path", "request_text"]
 
 SPEC_PATH_BY_KIND = {"training": "trainings", "workspace": "workspaces", "inference": "inferences",
                      "distributed": "distributed"}
-
-OOM_METRICS = ("CPU_MEMORY_USAGE_BYTES", "CPU_MEMORY_LIMIT_BYTES", "CPU_MEMORY_REQUEST_BYTES")
-
-
-class InvalidInput(ValueError):
-    """A user-supplied identifier that cannot be used safely in a request."""
-
-
-def check_name(value: str, what: str) -> str:
-    if not isinstance(value, str) or not _SAFE_NAME.match(value):
-        raise InvalidInput(f"{what} {value!r} is not a valid Kubernetes/Run:ai name "
-                           "(letters, digits, '.', '-', '_'; must start and end with a letter or digit)")
-    return value
-
-
-def check_id(value: str, what: str) -> str:
-    if not isinstance(value, str) or not _SAFE_ID.match(value):
-        raise InvalidInput(f"{what} {value!r} is not a valid identifier (expected a UUID)")
-    return value
 
 
 def spec_kind_path(workload_type: str | None) -> str | None:
@@ -61,130 +55,18 @@ def spec_kind_path(workload_type: str | None) -> str | None:
     return None
 
 
-def parse_time(value: Any) -> datetime | None:
-    if not isinstance(value, str) or not value.strip():
-        return None
-    v = value.strip().replace(" ", "T", 1) if "T" not in value else value.strip()
-    if v.endswith("Z"):
-        v = v[:-1] + "+00:00"
-    try:
-        dt = datetime.fromisoformat(v)
-    except ValueError:
-        return None
-    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
-
-
-def iso(dt: datetime) -> str:
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-# ----------------------------------------------------------------------------------------------- models
-class _M(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class Condition(_M):
-    type: str | None = None
-    status: str | None = None
-    reason: str | None = None
-    message: str | None = None
-    lastTransitionTime: str | None = None
-
-
-class InvolvedObject(_M):
-    kind: str | None = None
-    name: str | None = None
-    namespace: str | None = None
-
-
-class Event(_M):
-    createdAt: str | None = None
-    type: str | None = None
-    reason: str | None = None
-    message: str | None = None
-    source: str | None = None
-    involvedObject: InvolvedObject | None = None
-
-
-class Workload(_M):
-    id: str
-    name: str
-    type: str | None = None
-    clusterId: str | None = None
-    projectName: str | None = None
-    namespace: str | None = None
-    phase: str | None = None
-    phaseMessage: str | None = None
-    phaseReason: str | None = None
-    k8sPhase: str | None = None
-    phaseUpdatedAt: str | None = None
-    createdAt: str | None = None
-    completedAt: str | None = None
-    conditions: list[Condition] = Field(default_factory=list)
-    podsRequestedResources: dict | None = None
-    allocatedResources: dict | None = None
-
-
-class WorkloadStatus(BaseModel):
-    """The skill's ``get_workload_status``: the workload plus its recent events.
-
-    ``events is None`` means the events fetch failed: not proof that no events occurred.
-    """
-
-    workload: Workload
-    events: list[Event] | None = None
-    events_error: str | None = None
-
-
-class Pod(_M):
-    name: str
-    id: str | None = None
-    nodeName: str | None = None
-    k8sPhase: str | None = None
-    createdAt: str | None = None
-    completedAt: str | None = None
-    containers: list[dict] = Field(default_factory=list)
-    requestedResources: dict | None = None
-    allocatedResources: dict | None = None
-
-
-class PhaseUpdate(_M):
-    phase: str | None = None
-    phaseMessage: str | None = None
-
-
-class HistoryRecord(BaseModel):
-    at: str | None
-    type: str | None
-    event: Event | None = None
-    phase_update: PhaseUpdate | None = None
-
-
-class History(BaseModel):
-    records: list[HistoryRecord]  # newest first, only those inside the lookback window
-    pages: int
-    reached_cutoff: bool
-
-
-class MetricSample(BaseModel):
-    timestamp: str | None
-    value: float
-
-
-class MetricSeries(BaseModel):
-    type: str
-    samples: list[MetricSample]
-    unparsable: int = 0  # values that were not numbers (reported, never coerced to zero)
-
-
-class SubmittedSpec(BaseModel):
-    kind: str
-    body: dict
+def request_text(method: str, path: str, query: list[tuple[str, str]] | None = None) -> str:
+    """The request as reports cite it: ``GET /api/v1/workloads?filterBy=name==x&limit=50`` (query unencoded,
+    in the order sent). This string is public contract (``tool_calls[].request``): do not change its form."""
+    q = "&".join(f"{k}={v}" for k, v in (query or []))
+    return f"{method} {path}{'?' + q if q else ''}"
 
 
 # ----------------------------------------------------------------------------------------------- client
 class RunaiClient:
-    """Read-only Run:ai REST client. Thread-safe: the graph's parallel nodes share one instance."""
+    """Read-only Run:ai REST client, the REST implementation of :class:`tools.runai.source.RunaiSource`.
+
+    Thread-safe: the graph's parallel nodes share one instance."""
 
     def __init__(
         self,
@@ -291,13 +173,13 @@ class RunaiClient:
                 pass
         return min(self.backoff * (2 ** (attempt - 1)), self.max_retry_after)
 
-    def _get_json(self, path: str, params: list[tuple[str, str]] | None = None,
-                  raw_out: list | None = None) -> tuple[Any, Invocation]:
+    def _get_json(self, tool: str, arguments: dict[str, Any], path: str,
+                  params: list[tuple[str, str]] | None = None, raw_out: list | None = None) -> tuple[Any, Invocation]:
         """GET with auth, retries, one token refresh on 401, and guardrails applied to the body.
 
         ``raw_out`` (optional) receives the parsed body as served, before normalisation: numbers are checked
         against it, because Unicode normalisation turns e.g. full-width digits into ASCII ones."""
-        inv = Invocation(method="GET", path=path, query=list(params or []))
+        inv = Invocation(tool=tool, arguments=dict(arguments), request=request_text("GET", path, params))
         try:
             return self._get_json_inner(path, params, inv, raw_out)
         except ToolFailure as f:
@@ -341,11 +223,19 @@ class RunaiClient:
                 self.injections.extend(findings)
         return clean
 
-    def _run(self, tool: str, fn: Callable[[list[Invocation], list[str]], Any]) -> ToolResult:
+    def _run(self, tool: str, arguments: dict[str, Any],
+             fn: Callable[[Callable[..., tuple[Any, Invocation]], list[Invocation], list[str]], Any]) -> ToolResult:
+        """Run one skill tool: ``fn(get, invocations, notes)``, where ``get(path, params=None, raw_out=None)`` is a
+        guarded GET whose :class:`Invocation` names this tool and the ``arguments`` the caller gave."""
         invocations: list[Invocation] = []
         notes: list[str] = []
+
+        def get(path: str, params: list[tuple[str, str]] | None = None,
+                raw_out: list | None = None) -> tuple[Any, Invocation]:
+            return self._get_json(tool, arguments, path, params, raw_out)
+
         try:
-            data = fn(invocations, notes)
+            data = fn(get, invocations, notes)
         except _Absent as a:
             invocations.append(a.invocation)
             return ToolResult(tool=tool, status=ToolStatus.ABSENT, invocations=invocations, notes=notes,
@@ -369,7 +259,7 @@ class RunaiClient:
         check_name(project, "project")
         check_id(cluster_id, "cluster id")
 
-        def fn(invs: list[Invocation], notes: list[str]) -> list[Workload]:
+        def fn(get, invs: list[Invocation], notes: list[str]) -> list[Workload]:
             out: list[Workload] = []
             ids: set[str] = set()
             offset = 0
@@ -378,7 +268,7 @@ class RunaiClient:
                 params = [("filterBy", f"name=={name}"), ("filterBy", f"clusterId=={cluster_id}"),
                           ("filterBy", f"projectName=={project}"), ("sortBy", "phaseUpdatedAt"),
                           ("sortOrder", "desc"), ("offset", str(offset)), ("limit", str(self.page_limit))]
-                body, inv = self._get_json("/api/v1/workloads", params)
+                body, inv = get("/api/v1/workloads", params)
                 invs.append(inv)
                 if not isinstance(body, dict) or not isinstance(body.get("workloads"), list):
                     raise ToolFailure(ErrorKind.MALFORMED, "GET /api/v1/workloads: no 'workloads' list")
@@ -401,19 +291,19 @@ class RunaiClient:
             notes.append(f"pagination stopped after {self.max_pages} pages")
             return out
 
-        return self._run("list_workloads", fn)
+        return self._run("list_workloads", {"name": name, "clusterId": cluster_id, "project": project}, fn)
 
     def get_workload_status(self, workload_id: str) -> ToolResult:
         """``get_workload_status``: the workload and its recent events, fetched concurrently."""
         check_id(workload_id, "workload id")
         wid = quote(workload_id, safe="")
 
-        def fn(invs: list[Invocation], notes: list[str]) -> WorkloadStatus:
+        def fn(get, invs: list[Invocation], notes: list[str]) -> WorkloadStatus:
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(max_workers=2) as pool:
-                fw = pool.submit(self._get_json, f"/api/v1/workloads/{wid}")
-                fe = pool.submit(self._get_json, f"/api/v1/workloads/{wid}/events",
+                fw = pool.submit(get, f"/api/v1/workloads/{wid}")
+                fe = pool.submit(get, f"/api/v1/workloads/{wid}/events",
                                  [("sortOrder", "desc"), ("offset", "0"), ("limit", str(self.page_limit))])
                 body, inv = fw.result()  # raises: without the workload there is no status
                 invs.append(inv)
@@ -433,7 +323,7 @@ class RunaiClient:
                         invs.append(e.invocation)
             return WorkloadStatus(workload=Workload.model_validate(body), events=events, events_error=events_error)
 
-        return self._run("get_workload_status", fn)
+        return self._run("get_workload_status", {"workloadId": workload_id}, fn)
 
     def get_workload_spec(self, workload_id: str, workload_type: str | None) -> ToolResult:
         """``get_workload_spec``: the submitted spec from the per-kind endpoint (absent kind → ABSENT)."""
@@ -444,23 +334,23 @@ class RunaiClient:
                               error=ToolFailure(ErrorKind.NOT_FOUND, f"workload type {workload_type!r} has no "
                                                 "submitted-spec endpoint").to_error())
 
-        def fn(invs: list[Invocation], notes: list[str]) -> SubmittedSpec:
-            body, inv = self._get_json(f"/api/v1/workloads/{kind}/{quote(workload_id, safe='')}")
+        def fn(get, invs: list[Invocation], notes: list[str]) -> SubmittedSpec:
+            body, inv = get(f"/api/v1/workloads/{kind}/{quote(workload_id, safe='')}")
             invs.append(inv)
             if not isinstance(body, dict) or not isinstance(body.get("spec"), dict):
                 raise ToolFailure(ErrorKind.MALFORMED, "spec response has no 'spec' object")
             return SubmittedSpec(kind=kind, body=body)
 
-        return self._run("get_workload_spec", fn)
+        return self._run("get_workload_spec", {"workloadId": workload_id, "workloadType": workload_type}, fn)
 
     def get_workload_pods(self, workload_id: str) -> ToolResult:
         check_id(workload_id, "workload id")
 
-        def fn(invs: list[Invocation], notes: list[str]) -> list[Pod]:
+        def fn(get, invs: list[Invocation], notes: list[str]) -> list[Pod]:
             pods: list[Pod] = []
             offset = 0
             for _ in range(self.max_pages):
-                body, inv = self._get_json(f"/api/v1/workloads/{quote(workload_id, safe='')}/pods",
+                body, inv = get(f"/api/v1/workloads/{quote(workload_id, safe='')}/pods",
                                            [("offset", str(offset)), ("limit", str(self.page_limit))])
                 invs.append(inv)
                 if not isinstance(body, dict) or not isinstance(body.get("pods"), list):
@@ -476,13 +366,13 @@ class RunaiClient:
             notes.append(f"pagination stopped after {self.max_pages} pages")
             return pods
 
-        return self._run("get_workload_pods", fn)
+        return self._run("get_workload_pods", {"workloadId": workload_id}, fn)
 
     def get_workload_history(self, workload_id: str, *, cutoff: datetime) -> ToolResult:
         """``get_workload_history``: newest first, limit=50, following ``next`` until null or past the cutoff."""
         check_id(workload_id, "workload id")
 
-        def fn(invs: list[Invocation], notes: list[str]) -> History:
+        def fn(get, invs: list[Invocation], notes: list[str]) -> History:
             records: list[HistoryRecord] = []
             offset, pages = 0, 0
             reached = False
@@ -491,7 +381,7 @@ class RunaiClient:
                     notes.append(f"history pagination stopped after {self.max_pages} pages before the lookback "
                                  "cutoff: older records in the window were not read")
                     break
-                body, inv = self._get_json(f"/api/v1/workloads/{quote(workload_id, safe='')}/history",
+                body, inv = get(f"/api/v1/workloads/{quote(workload_id, safe='')}/history",
                                            [("offset", str(offset)), ("limit", "50")])
                 invs.append(inv)
                 pages += 1
@@ -520,18 +410,18 @@ class RunaiClient:
                 offset = nxt
             return History(records=records, pages=pages, reached_cutoff=reached)
 
-        return self._run("get_workload_history", fn)
+        return self._run("get_workload_history", {"workloadId": workload_id, "cutoff": iso(cutoff)}, fn)
 
     def get_workload_metrics(self, workload_id: str, *, start: datetime, end: datetime,
                              metric_types: tuple[str, ...] = OOM_METRICS, samples: int = 1000) -> ToolResult:
         """``get_workload_metrics``: ``metricType`` repeated, ``start``/``end`` ISO 8601, string values parsed."""
         check_id(workload_id, "workload id")
 
-        def fn(invs: list[Invocation], notes: list[str]) -> list[MetricSeries]:
+        def fn(get, invs: list[Invocation], notes: list[str]) -> list[MetricSeries]:
             params = [("metricType", t) for t in metric_types]
             params += [("start", iso(start)), ("end", iso(end)), ("numberOfSamples", str(samples))]
             raw: list = []
-            body, inv = self._get_json(f"/api/v1/workloads/{quote(workload_id, safe='')}/metrics", params, raw)
+            body, inv = get(f"/api/v1/workloads/{quote(workload_id, safe='')}/metrics", params, raw)
             invs.append(inv)
             if not isinstance(body, dict) or not isinstance(body.get("measurements"), list):
                 raise ToolFailure(ErrorKind.MALFORMED, "metrics response has no 'measurements' list")
@@ -559,15 +449,8 @@ class RunaiClient:
                 out.append(MetricSeries(type=m["type"], samples=samples_, unparsable=bad))
             return out
 
-        return self._run("get_workload_metrics", fn)
-
-
-class ApiUnavailable(Exception):
-    """The Run:ai API cannot be reached (fatal: nothing can be diagnosed)."""
-
-
-class ApiAuthError(Exception):
-    """The Run:ai API refused the credentials (fatal)."""
+        return self._run("get_workload_metrics", {"workloadId": workload_id, "start": iso(start), "end": iso(end),
+                                                 "metricTypes": list(metric_types)}, fn)
 
 
 class _Absent(Exception):
