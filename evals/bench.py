@@ -456,11 +456,11 @@ def _cli_cmd() -> list[str]:
     found = shutil.which("workload-diagnose")
     if found:
         return [found]
-    return [sys.executable, "-c", "from agent.cli import main; main()"]
+    return [sys.executable, "-c", "from agent.entrypoints.cli import main; main()"]
 
 
 def heavy_imports(args: list[str], top: int = 8) -> list[dict]:
-    code = f"import sys; sys.argv = {['workload-diagnose', *args]!r}; from agent.cli import main; main()"
+    code = f"import sys; sys.argv = {['workload-diagnose', *args]!r}; from agent.entrypoints.cli import main; main()"
     p = subprocess.run([sys.executable, "-X", "importtime", "-c", code], cwd=str(REPO), capture_output=True,
                        text=True, timeout=60)
     out = []
@@ -493,7 +493,7 @@ def item_cli_startup(ctx: Ctx) -> dict:
             hv = heavy_imports(args)
             data[name]["heavy_imports"] = hv
             note = (note + "; " if note else "") + "heaviest imports: " + ", ".join(
-                f"{h['module']} {h['cumulative_ms']:.0f} ms" for h in hv[:5]) + " (agent/cli.py should import them "\
+                f"{h['module']} {h['cumulative_ms']:.0f} ms" for h in hv[:5]) + " (agent/entrypoints/cli.py should import them "\
                 "inside the commands)"
         rows.append(row(f"`{name}` median ≤ 1 s", f"{med * 1000:.0f} ms (median of {runs})",
                         judge(med <= 1.0 and rc == 0), note, median_s=med))

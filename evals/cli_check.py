@@ -16,7 +16,7 @@ from pathlib import Path
 
 from evals.scenarios import Scenario, all_scenarios
 
-EXE = [sys.executable, "-m", "agent.cli"]
+EXE = [sys.executable, "-m", "agent.entrypoints.cli"]
 
 
 def _free_port() -> int:
