@@ -12,7 +12,6 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from evals.scenarios import Scenario, all_scenarios
 
