@@ -83,6 +83,6 @@ def test_a_plugin_that_cannot_be_imported_is_skipped_with_a_one_line_hint(monkey
     assert "workload-diagnose[evals]" in lines[0] and "no vcrpy" in lines[0]
     helped = CliRunner().invoke(cli.app, ["--help"])
     assert helped.exit_code == 0 and "failed" in helped.output and "simulate" not in helped.output
-    assert "Not loaded: evals" in helped.output
+    assert "Not loaded: evals" in helped.output and "[evals]" in " ".join(helped.output.split())
     r = CliRunner().invoke(cli.app, ["failed", "--intent", "x"])
     assert r.exit_code == 2  # the product's own command never needs the plugin

@@ -96,7 +96,12 @@ class _Group(TyperGroup):
     def format_help(self, ctx: Any, formatter: Any) -> None:
         PLUGINS.groups()
         if PLUGINS.broken:  # typer's rich help prints no custom sections: the hint is the epilog
-            self.epilog = f"Not loaded: {'; '.join(PLUGINS.broken)}. Install it with: {EXTRA_HINT}"
+            hint = f"Not loaded: {'; '.join(PLUGINS.broken)}. Install it with: {EXTRA_HINT}"
+            if getattr(self, "rich_markup_mode", None) == "rich":  # else '[evals]' would be read as a style
+                from rich.markup import escape
+
+                hint = escape(hint)
+            self.epilog = hint
         super().format_help(ctx, formatter)
 
 
