@@ -25,12 +25,13 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="workload-dia
 
 def _scenario(ref: str):
     """A bundled scenario (suite/name) or a scenario directory; a one-line error when there is none."""
-    from evals.scenarios import load_scenario
+    from evals.scenarios import ROOT, load_scenario
 
     try:
         return load_scenario(ref)
     except FileNotFoundError as e:
-        fail(f"{e.args[0]} (the bundled scenarios are in the source repository, not in the installed package)", 2)
+        where = "" if ROOT.is_dir() else "; the bundled scenarios are in the source repository, not in the wheel"
+        fail(f"{e.args[0]}{where}", 2)
 
 
 @app.command()
