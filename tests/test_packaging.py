@@ -23,6 +23,11 @@ def wheel(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("src") / "workload-diagnose"
     shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".venv", ".git", "out", "build", "dist", "*.egg-info",
                                                              "__pycache__", ".pytest_cache"))
+    # a developer tree keeps the egg-info of an older editable install, whose SOURCES.txt lists the scenarios
+    stale = src / "workload_diagnose.egg-info"
+    stale.mkdir(exist_ok=True)
+    (stale / "SOURCES.txt").write_text("".join(f"{p.relative_to(src)}\n" for p in
+                                               sorted((src / "evals" / "scenarios").rglob("*")) if p.is_file()))
     out = tmp_path_factory.mktemp("wheel")
     p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                         "--disable-pip-version-check", "-q", "-w", str(out), str(src)],
