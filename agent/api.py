@@ -1,11 +1,11 @@
 """The embeddable Python API: one call, one DiagnosisResult. Used by the CLI, the eval runner and bots."""
 from __future__ import annotations
 
-import os
 from typing import Any, Callable
 
 import httpx
 
+from agent.entrypoints.settings import Settings, make_kube
 from agent.model.limits import Limits
 from agent.model.request import DiagnosisRequest, build_request
 from agent.model.result import DiagnosisResult
@@ -13,24 +13,6 @@ from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiClient
 
 __all__ = ["diagnose", "run_graph", "ApiAuthError", "ApiUnavailable", "InvalidInput", "DiagnosisRequest",
            "DiagnosisResult"]
-
-
-def make_kube(kubeconfig: str | None, use_kube: bool) -> tuple[Any, str | None]:
-    """Return (KubeReader or None, reason it is unavailable)."""
-    if not use_kube:
-        return None, "--no-kube was given"
-    path = kubeconfig or os.environ.get("KUBECONFIG")
-    if not path:
-        default = os.path.expanduser("~/.kube/config")
-        path = default if os.path.exists(default) else None
-    if not path:
-        return None, "no kubeconfig was given (--kubeconfig or KUBECONFIG)"
-    try:
-        from tools.kube import KubeReader
-
-        return KubeReader.from_kubeconfig(path), None
-    except Exception as e:  # a broken kubeconfig is a limitation, not a crash
-        return None, f"the kubeconfig {path} could not be loaded ({type(e).__name__}: {getattr(e, 'message', e)})"
 
 
 def run_graph(request: DiagnosisRequest, runai: RunaiClient, kube: Any = None, kube_unavailable: str | None = None,
@@ -57,9 +39,8 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     """
     req = build_request(cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name,
                         project=project, intent=intent, lookback=lookback, now=now)
-    url = runai_url or os.environ.get("RUNAI_BASE_URL")
-    cid = client_id if client_id is not None else os.environ.get("RUNAI_CLIENT_ID")
-    secret = client_secret if client_secret is not None else os.environ.get("RUNAI_CLIENT_SECRET")
+    settings = Settings.from_env()
+    url, cid, secret = settings.runai(runai_url, client_id, client_secret)
     complete = req.cluster_id and (req.workload_id or (req.workload_name and req.project))
     if complete and not url:
         raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
@@ -70,7 +51,7 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     if kube_reader is not None:
         kube, why = kube_reader, None
     else:
-        kube, why = make_kube(kubeconfig, use_kube)
+        kube, why = make_kube(kubeconfig, use_kube, settings)
     try:
         result = run_graph(req, runai, kube, why, progress)
     finally:

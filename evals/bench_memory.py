@@ -2,7 +2,7 @@
 
 The parent (``evals.bench``) starts a REAL kube-apiserver + etcd (``shared/k8s/start-kube-apiserver.sh``, binary
 built once by ``build-kube-apiserver.sh``; this module never builds it), the HTTPS kubelet stand-in from
-``tests/k8s/kubelet_standin.py`` serving generated 50 MB logs, and the Run:ai simulator. Each measurement runs in
+``evals/kube_standin.py`` serving generated 50 MB logs, and the Run:ai simulator. Each measurement runs in
 a fresh child process (``python -m evals.bench_memory child '<json>'``) that reports its own peak RSS (``VmHWM``
 from ``/proc/self/status``) before and after the call, so neither the servers nor the bench itself are counted.
 (``getrusage(RUSAGE_SELF).ru_maxrss`` is recorded too but not used: Linux carries the parent's peak across
@@ -133,8 +133,6 @@ def find_kube_tools() -> KubeTools:
     for tool in ("etcd", "openssl", "curl"):
         if not shutil.which(tool):
             missing.append(f"{tool} not on PATH")
-    if not (REPO / "tests" / "k8s" / "kubelet_standin.py").is_file():
-        missing.append("tests/k8s/kubelet_standin.py not found (the HTTPS kubelet stand-in serving the 50 MB log)")
     return KubeTools(binary if not missing else None, script if not missing else None,
                      "; ".join(missing) if missing else None)
 
@@ -151,9 +149,7 @@ def start_apiserver(tools: KubeTools, run_dir: Path) -> tuple[Path, list[int], f
 
 # ----------------------------------------------------------------------------------- fixtures
 def _kubelet_classes():
-    if str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
-    from tests.k8s.kubelet_standin import GeneratedLog, KubeletStandin, wait_done
+    from evals.kube_standin import GeneratedLog, KubeletStandin, wait_done
 
     @dataclass
     class TailTracebackLog(GeneratedLog):

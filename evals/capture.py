@@ -12,7 +12,6 @@ once: a capture that leaks or does not replay to the same verdict is deleted.
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -31,6 +30,7 @@ def capture(*, out: str | Path, cluster_id: str | None, workload_id: str | None 
             force: bool = False) -> tuple[Scenario, DiagnosisResult]:
     from agent.api import InvalidInput, diagnose
     from agent.model.time import parse_now
+    from agent.entrypoints.settings import Settings
     from evals.cassettes import normalise_order, recorder
     from evals.checks import secret_leaks
     from evals.runner import replay
@@ -38,11 +38,9 @@ def capture(*, out: str | Path, cluster_id: str | None, workload_id: str | None 
 
     if not cluster_id or not (workload_id or (workload_name and project)):
         raise InvalidInput("record needs --cluster-id and either --workload-id or --workload-name with --project")
-    url = runai_url or os.environ.get("RUNAI_BASE_URL")
+    url, cid, secret = Settings.from_env().runai(runai_url, client_id, client_secret)
     if not url:
         raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
-    cid = client_id if client_id is not None else os.environ.get("RUNAI_CLIENT_ID")
-    secret = client_secret if client_secret is not None else os.environ.get("RUNAI_CLIENT_SECRET")
     pinned = (now or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
     parse_now(pinned)  # a bad --now is bad input before anything is written
     d = Path(out)

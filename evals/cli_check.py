@@ -12,11 +12,10 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from evals.scenarios import Scenario, all_scenarios
 
-EXE = [sys.executable, "-m", "agent.cli"]
+EXE = [sys.executable, "-m", "agent.entrypoints.cli"]
 
 
 def _free_port() -> int:

@@ -48,13 +48,6 @@ def cache_dir() -> Path:
     return Path(os.environ.get("WD_KUBE_CACHE_DIR") or Path.home() / ".cache" / "kube-apiserver-1.20.2")
 
 
-def cached_binary() -> Path | None:
-    """The binary if it is already there (never builds)."""
-    explicit = os.environ.get("KUBE_APISERVER")
-    b = Path(explicit) if explicit else cache_dir() / "bin" / "kube-apiserver"
-    return b if os.access(b, os.X_OK) else None
-
-
 def build_kube_apiserver() -> Path:
     """Return the kube-apiserver binary, building it (once, under a file lock) if needed."""
     explicit = os.environ.get("KUBE_APISERVER")

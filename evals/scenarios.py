@@ -3,7 +3,8 @@ expected verdict) and, once recorded, ``cassette.yaml`` (the real HTTP exchanges
 
 To add a scenario: create ``evals/scenarios/<suite>/<name>/world.json`` and ``case.json`` and run
 ``workload-diagnose eval --record <suite>/<name>`` (records from the simulator). The verdict must follow from
-the evidence in the world; names stay neutral. Many suites are written by ``evals/build_suite.py``.
+the evidence in the world; names stay neutral. The JSON files are the one source of truth (nothing
+generates them); ``evals/README.md`` says how to add one.
 
 A scenario captured from a real control plane (``workload-diagnose record``) has no ``world.json``: it is
 replay-only, and its ``case.json`` says ``"confirmed": false`` until a human has checked the verdict.

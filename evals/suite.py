@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from evals.scenarios import ROOT, Scenario, all_scenarios, load_scenario
+from evals.scenarios import Scenario, all_scenarios, load_scenario
 
 SCHEMA = "workload-diagnose/eval-scoreboard@1"
 DEFAULT_BASELINE = Path(__file__).resolve().parent / "baseline.json"

@@ -11,7 +11,7 @@ import pytest
 from evals.scenarios import load_scenario
 from evals.simulator import running_simulator
 
-EXE = [sys.executable, "-m", "agent.cli"]
+EXE = [sys.executable, "-m", "agent.entrypoints.cli"]
 KEYS = {"outcome", "category", "route", "workload", "evidence", "recurrence", "recommendations", "limitations",
         "question", "report"}
 

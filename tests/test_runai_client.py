@@ -235,17 +235,16 @@ def test_one_time_parser_for_the_whole_project():
         "2026-11-20T12:00:07Z"
 
 
-def test_a_failed_candidate_probe_is_named_by_its_workload_id_argument():
-    """agent/report.py names an unreadable Option B candidate from ``invocations[0].arguments`` (no path
-    parsing): a status read that fails with a 404 must still carry the id the caller asked for."""
-    from agent.report import _limitations
-    from agent.state import State
+def test_a_failed_candidate_probe_is_named_by_its_workload_id():
+    """An unreadable Option B candidate is named by the id the node asked for (no path parsing); the read itself
+    records that id as its invocation's argument."""
+    from agent.procedures.runai_failed.nodes import _probe_notes
 
     other = "00000000-0000-4000-8000-777777777777"
     with running_simulator(world()) as sim:
         probe = client(sim).get_workload_status(other)
     assert not probe.ok and probe.invocations[0].arguments == {"workloadId": other}
     assert probe.invocations[0].request == f"GET /api/v1/workloads/{other}"
-    lims = _limitations(State(probe_results=[probe]))
+    lims = _probe_notes(other, probe)
     assert any(ln.startswith(f"The status of candidate {other} could not be read (get_workload_status: ")
                for ln in lims), lims

@@ -23,7 +23,7 @@ if str(REPO_ROOT) not in sys.path:  # `pytest tests/k8s` without an installed pa
     sys.path.insert(0, str(REPO_ROOT))
 
 from . import builders  # noqa: E402
-from .kubelet_standin import KubeletStandin  # noqa: E402
+from evals.kube_standin import KubeletStandin  # noqa: E402
 
 from evals.kubeapi import (  # noqa: E402  (the lifecycle is shared with the benchmark)
     KubeApiUnavailable,

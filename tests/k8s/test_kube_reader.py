@@ -19,7 +19,7 @@ from tools.kube import (
 )
 
 from . import builders as b
-from .kubelet_standin import wait_done
+from evals.kube_standin import wait_done
 
 pytestmark = pytest.mark.k8s
 
@@ -269,7 +269,7 @@ def test_wrong_token_is_unauthorized_and_anonymous_is_forbidden(kube_apiserver):
 
 def test_untrusted_server_certificate_is_unavailable(kube_apiserver, tmp_path):
     other_ca = tmp_path / "other-ca.crt"
-    from .kubelet_standin import make_self_signed_cert
+    from evals.kube_standin import make_self_signed_cert
 
     crt, _ = make_self_signed_cert(tmp_path / "pki", cn="someone-else")
     other_ca.write_bytes(crt.read_bytes())

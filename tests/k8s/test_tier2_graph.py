@@ -98,7 +98,7 @@ def test_a_50mb_previous_log_is_diagnosed_within_the_bound(applied, kubelet, adm
     """The kubelet ignores limitBytes and would stream 50 MB: the diagnosis reads at most the configured bound."""
     import json
 
-    from tests.k8s.kubelet_standin import wait_done
+    from evals.kube_standin import wait_done
 
     sc = next(s for s in TIER2 if s.expected.category == "CRASH_APP_ERROR")
     kube = kubeworld.load(sc.path / "kube.json")

@@ -1,5 +1,5 @@
 """A tiny HTTPS kubelet stand-in: enough of ``GET /containerLogs/<ns>/<pod>/<container>`` for the real
-kube-apiserver to proxy pod logs (``kubectl logs``) in tests.
+kube-apiserver to proxy pod logs (``kubectl logs``) in tests and in the memory bench (``evals.bench_memory``).
 
 * Logs are served from an in-memory dict keyed by ``(ns, pod, container, previous)``; ``tailLines``,
   ``limitBytes`` and ``previous`` are honoured like the kubelet does (tail first, then the byte cap).
@@ -263,7 +263,7 @@ def wait_done(rec: ServedRequest, timeout: float = 15.0) -> bool:
     return rec.done.wait(timeout)
 
 
-if __name__ == "__main__":  # manual smoke test: python kubelet_standin.py
+if __name__ == "__main__":  # manual smoke test: python -m evals.kube_standin
     with KubeletStandin() as k:
         k.add_log("ns", "pod", "c", "hello\nworld\n", previous=True)
         print(f"kubelet stand-in on https://{k.host}:{k.port}")

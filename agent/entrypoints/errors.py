@@ -1,0 +1,61 @@
+"""The one table from the product's exceptions to exit codes (CLI) and HTTP statuses (the future HTTP service).
+
+``workload-diagnose failed`` exits 0 whenever a result was produced; these are the failures that produce none.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from tools.base import ErrorKind, ToolFailure
+from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput
+
+EXIT_OK = 0
+EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH = 2, 3, 4
+
+
+def _unavailable_status(e: BaseException) -> int:
+    """504 when the API timed out, 502 for every other way it could not answer."""
+    cause = e.__cause__
+    if isinstance(cause, ToolFailure) and cause.kind == ErrorKind.TIMEOUT:
+        return 504
+    # the graph re-raises a failed read with the tool's message, whose timeout wording is fixed in tools.runai
+    return 504 if " timed out (" in str(e) else 502
+
+
+def _auth_status(e: BaseException) -> int:
+    """401 when the credentials were refused, 403 when they are valid but may not read the workload."""
+    msg = str(e)
+    return 403 if ("may not read" in msg or "(HTTP 403)" in msg) else 401
+
+
+@dataclass(frozen=True)
+class Failure:
+    exc: type[BaseException]
+    exit_code: int
+    http_status: int | Callable[[BaseException], int]
+    meaning: str
+
+
+FAILURES: tuple[Failure, ...] = (
+    Failure(InvalidInput, EXIT_USAGE, 422, "bad input: nothing was requested"),
+    Failure(ApiUnavailable, EXIT_UNREACHABLE, _unavailable_status, "the Run:ai API cannot be reached"),
+    Failure(ApiAuthError, EXIT_AUTH, _auth_status, "the Run:ai API refused the credentials"),
+)
+HANDLED: tuple[type[BaseException], ...] = tuple(f.exc for f in FAILURES)
+
+
+def _lookup(e: BaseException) -> Failure:
+    for f in FAILURES:
+        if isinstance(e, f.exc):
+            return f
+    raise TypeError(f"{type(e).__name__} is not a mapped failure") from e
+
+
+def exit_code(e: BaseException) -> int:
+    return _lookup(e).exit_code
+
+
+def http_status(e: BaseException) -> int:
+    s = _lookup(e).http_status
+    return s if isinstance(s, int) else s(e)

@@ -1,0 +1,55 @@
+"""The environment, read in one place: ``Settings.from_env()`` once per entry point (CLI command, API call).
+
+Same variable names as the official Run:ai MCP server: RUNAI_BASE_URL, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET;
+KUBECONFIG for the optional read-only Tier 2 kubeconfig (else ``~/.kube/config`` when it exists).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+DEFAULT_KUBECONFIG = "~/.kube/config"
+
+
+@dataclass(frozen=True)
+class Settings:
+    runai_base_url: str | None = None
+    runai_client_id: str | None = None
+    runai_client_secret: str | None = None
+    kubeconfig: str | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+        env = os.environ if environ is None else environ
+        return cls(runai_base_url=env.get("RUNAI_BASE_URL"), runai_client_id=env.get("RUNAI_CLIENT_ID"),
+                   runai_client_secret=env.get("RUNAI_CLIENT_SECRET"), kubeconfig=env.get("KUBECONFIG"))
+
+    def runai(self, url: str | None, client_id: str | None, client_secret: str | None
+              ) -> tuple[str | None, str | None, str | None]:
+        """(URL, client id, secret): an explicit value wins (an empty URL falls back; empty credentials do not)."""
+        return (url or self.runai_base_url,
+                client_id if client_id is not None else self.runai_client_id,
+                client_secret if client_secret is not None else self.runai_client_secret)
+
+    def kubeconfig_path(self, explicit: str | None) -> str | None:
+        path = explicit or self.kubeconfig
+        if not path:
+            default = os.path.expanduser(DEFAULT_KUBECONFIG)
+            path = default if os.path.exists(default) else None
+        return path
+
+
+def make_kube(kubeconfig: str | None, use_kube: bool, settings: Settings | None = None) -> tuple[Any, str | None]:
+    """Return (KubeReader or None, reason it is unavailable)."""
+    if not use_kube:
+        return None, "--no-kube was given"
+    path = (settings or Settings.from_env()).kubeconfig_path(kubeconfig)
+    if not path:
+        return None, "no kubeconfig was given (--kubeconfig or KUBECONFIG)"
+    try:
+        from tools.kube import KubeReader
+
+        return KubeReader.from_kubeconfig(path), None
+    except Exception as e:  # a broken kubeconfig is a limitation, not a crash
+        return None, f"the kubeconfig {path} could not be loaded ({type(e).__name__}: {getattr(e, 'message', e)})"

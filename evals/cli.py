@@ -1,0 +1,179 @@
+"""The developer commands: ``workload-diagnose simulate | demo | eval | record | guardrails-report | bench``.
+
+A plugin of the product CLI (``agent.entrypoints.cli``): pyproject.toml declares this app in the
+``workload_diagnose.commands`` entry-point group, and the product loads it only to list commands or when one of
+these is invoked. They need the ``evals`` extra (vcrpy); without it this module refuses to import, and the
+product CLI says which extra to install. Flags and output are the ones these commands always had.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+for _mod, _dist in (("vcr", "vcrpy"),):  # the evals extra (find_spec: checked without importing it)
+    if importlib.util.find_spec(_mod) is None:
+        raise ModuleNotFoundError(f"the evals extra is not installed (no {_dist})", name=_mod)
+
+from agent.entrypoints.cli import check_intent, fail, handled  # noqa: E402
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="workload-diagnose developer commands.")
+
+
+def _scenario(ref: str):
+    """A bundled scenario (suite/name) or a scenario directory; a one-line error when there is none."""
+    from evals.scenarios import ROOT, load_scenario
+
+    try:
+        return load_scenario(ref)
+    except FileNotFoundError as e:
+        where = "" if ROOT.is_dir() else "; the bundled scenarios are in the source repository, not in the wheel"
+        fail(f"{e.args[0]}{where}", 2)
+
+
+@app.command()
+def simulate(
+    world: str = typer.Argument(..., help="A scenario directory or its world.json."),
+    port: int = typer.Option(8780, "--port"),
+    delay_ms: int = typer.Option(0, "--delay-ms", help="Injected latency per request."),
+) -> None:
+    """Serve a scenario world through the real Run:ai API paths on 127.0.0.1 (for demos and recording)."""
+    from evals.simulator import serve_forever
+
+    serve_forever(world, port=port, delay_ms=delay_ms)
+
+
+@app.command()
+def demo(
+    scenario: str = typer.Option("core/oom-metrics", "--scenario", help="A bundled scenario (suite/name)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Start the Run:ai simulator on a bundled scenario and diagnose it (no cluster, LLM or credentials)."""
+    import os
+
+    from agent.entrypoints.cli import app as product
+    from evals.simulator import running_simulator
+
+    sc = _scenario(scenario)
+    with running_simulator(sc.world) as sim:
+        typer.echo(f"# Run:ai simulator serving scenario {sc.id} at {sim.url}", err=True)
+        args = ["--runai-url", sim.url, "--no-kube"] + sc.cli_args()
+        if as_json:
+            args.append("--json")
+        os.environ["RUNAI_CLIENT_ID"] = sim.client_id
+        os.environ["RUNAI_CLIENT_SECRET"] = sim.client_secret
+        typer.echo("# workload-diagnose failed " + " ".join(args), err=True)
+        try:
+            product(["failed", *args], standalone_mode=False)
+        except SystemExit as e:  # pragma: no cover - typer's own exit
+            if e.code:
+                raise
+
+
+@app.command("eval")
+def eval_(
+    suites: Optional[list[str]] = typer.Argument(None, help="Suites or scenarios (e.g. core, core/oom-metrics)."),
+    record: bool = typer.Option(False, "--record", help="Re-record the cassettes from the simulator."),
+    faults: bool = typer.Option(False, "--faults", help="Also run every scenario live against the simulator with "
+                                                        "each injected fault in turn (the fault matrix)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Worker processes (default: CPUs, at most 8; "
+                                                                   "the fault matrix defaults to twice that)."),
+    out: Optional[str] = typer.Option(None, "--out", help="Write scoreboard.json, timings.json, junit.xml and "
+                                                          "report.html into this directory."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Fail on a regression against this scoreboard "
+                                                                    "(default evals/baseline.json; '' for none)."),
+) -> None:
+    """Replay scenario cassettes and score them (or re-record them with --record); --faults adds the fault matrix."""
+    import os
+
+    from evals.suite import run
+
+    if jobs is None:
+        cpus = max(1, min(8, os.cpu_count() or 1))
+        jobs = min(16, 2 * cpus) if faults else cpus  # fault runs spend much of their time waiting
+    raise typer.Exit(run(suites or None, do_record=record, echo=typer.echo, faults=faults, jobs=jobs, out=out,
+                         baseline=baseline))
+
+
+@app.command()
+def record(
+    out: str = typer.Option(..., "--out", help="The new scenario directory, e.g. evals/scenarios/captured/<name>."),
+    cluster_id: Optional[str] = typer.Option(None, "--cluster-id", help="Run:ai cluster UUID (required)."),
+    workload_id: Optional[str] = typer.Option(None, "--workload-id", help="Option A: the workload UUID."),
+    workload_name: Optional[str] = typer.Option(None, "--workload-name", help="Option B: exact workload name."),
+    project: Optional[str] = typer.Option(None, "--project", help="Option B: the project name."),
+    intent: str = typer.Option("terminal", "--intent", help="terminal or active (as for 'failed')."),
+    lookback: str = typer.Option("7d", "--lookback", help="History window: 90m, 36h, 7d, 2w."),
+    now: Optional[str] = typer.Option(None, "--now", help="Pin the clock (default: now; stored in case.json)."),
+    runai_url: Optional[str] = typer.Option(None, "--runai-url", help="Run:ai control plane URL "
+                                                                     "(default: RUNAI_BASE_URL)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing scenario directory's files."),
+) -> None:
+    """Capture a scenario from a real control plane: a redacted cassette plus case.json ("confirmed": false).
+
+    Credentials come from RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET. Authorization headers and cookies are dropped,
+    every body passes the redactor, the host is rewritten; the verdict produced is stored for a human to confirm.
+    Tier 2 (Kubernetes) is not used: a captured scenario replays the Run:ai exchanges only.
+    """
+    check_intent(intent)
+    from agent.entrypoints.errors import EXIT_USAGE
+    from evals.capture import CaptureError, capture
+
+    sc, res = handled(lambda: capture(out=out, cluster_id=cluster_id, workload_id=workload_id,
+                                      workload_name=workload_name, project=project, intent=intent,
+                                      lookback=lookback, now=now, runai_url=runai_url, force=force),
+                      (CaptureError, EXIT_USAGE))
+    typer.echo(f"captured {sc.path}: {res.outcome} {res.category or res.route} (confirmed: false — review "
+               f"{sc.path / 'case.json'} and set \"confirmed\": true)")
+
+
+@app.command("guardrails-report")
+def guardrails_report(
+    size_mb: int = typer.Option(50, "--size-mb", help="Size of the generated realistic log to time."),
+    out: str = typer.Option("out/guardrails-report.json", "--out", help="Where to write the JSON."),
+    injection: bool = typer.Option(True, "--injection/--no-injection",
+                                   help="Also run the graph-level injection matrix over the core scenarios."),
+) -> None:
+    """Measure the guardrails: secret recall (full span), benign lines altered, MB/s, linearity, injections."""
+    from guardrails.report import main as report_main
+
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    report_main(size_mb=size_mb, out=out)
+    if not injection:
+        return
+    from evals.injection import run_corpus, run_matrix
+    from evals.scenarios import all_scenarios
+
+    stats = run_matrix(all_scenarios(["core"]))
+    typer.echo(f"injection matrix (core scenarios x {stats['runs']} planted runs): verdict changed "
+               f"{stats['verdict_changed']}, tool calls changed {stats['tool_calls_changed']}, canary leaked "
+               f"{stats['canary_leaked']}, flagged {stats['flagged']}/{stats['flaggable']}")
+    corpus = run_corpus([_scenario(s) for s in ("core/oom-metrics", "core/crash-exit-code",
+                                                "core/image-pull-manifest", "core/policy-idle",
+                                                "core/route-preempted")])
+    typer.echo(f"injection corpus ({corpus['runs']} planted runs): verdict changed {corpus['verdict_changed']}, "
+               f"tool calls changed {corpus['tool_calls_changed']}, canary leaked {corpus['canary_leaked']}, "
+               f"flagged {corpus['flagged']}; obedient fake LLM caught {corpus['llm_caught']}/"
+               f"{corpus['llm_followed']}, LLM canary leaked {corpus['llm_canary_leaked']}")
+    data = json.loads(Path(out).read_text())
+    data["injection_matrix"] = {k: v for k, v in stats.items() if k != "failures"} | {
+        "failures": stats["failures"][:50]}
+    data["injection_corpus"] = {k: v for k, v in corpus.items() if k != "failures"} | {
+        "failures": corpus["failures"][:50]}
+    Path(out).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+@app.command()
+def bench(
+    out: str = typer.Option("out/bench.json", "--out", help="JSON results (default: out/bench.json)"),
+    quick: bool = typer.Option(False, "--quick", help="fast subset: smaller inputs, fewer runs, no apiserver"),
+    only: str = typer.Option("", "--only", help="comma-separated items: replay, live_latency, requests, redaction, "
+                                                "cli_startup, memory"),
+) -> None:
+    """Benchmark: round trips, requests vs the skill's minimum, redaction MB/s, start-up, peak memory."""
+    from evals.bench import main as bench_main
+
+    raise typer.Exit(bench_main(["--out", out, *(["--quick"] if quick else []), *(["--only", only] if only else [])]))

@@ -1,0 +1,69 @@
+"""The wheel is the product: runtime dependencies only, no scenario suite, the developer commands as a plugin.
+
+Builds the wheel from a copy of the source tree (so the worktree gets no build/ or egg-info) without build
+isolation (no network: the test extra brings setuptools and wheel) and inspects it.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DEV_ONLY = {"vcrpy", "jsonschema", "openapi-core", "pytest", "pytest-xdist"}
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    src = tmp_path_factory.mktemp("src") / "workload-diagnose"
+    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".venv", ".git", "out", "build", "dist", "*.egg-info",
+                                                             "__pycache__", ".pytest_cache"))
+    # a developer tree keeps the egg-info of an older editable install, whose SOURCES.txt lists the scenarios
+    stale = src / "workload_diagnose.egg-info"
+    stale.mkdir(exist_ok=True)
+    (stale / "SOURCES.txt").write_text("".join(f"{p.relative_to(src)}\n" for p in
+                                               sorted((src / "evals" / "scenarios").rglob("*")) if p.is_file()))
+    out = tmp_path_factory.mktemp("wheel")
+    p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                        "--disable-pip-version-check", "-q", "-w", str(out), str(src)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    (whl,) = out.glob("workload_diagnose-*.whl")
+    return whl
+
+
+def _metadata(zf: zipfile.ZipFile, name: str) -> str:
+    (path,) = [n for n in zf.namelist() if n.endswith(f".dist-info/{name}")]
+    return zf.read(path).decode()
+
+
+@pytest.mark.slow
+def test_runtime_requirements_have_no_developer_tools(wheel):
+    with zipfile.ZipFile(wheel) as zf:
+        meta = _metadata(zf, "METADATA")
+    reqs = re.findall(r"^Requires-Dist: (.+)$", meta, re.M)
+    unconditional = {re.split(r"[\s<>=!~;\[(]", r, maxsplit=1)[0].lower() for r in reqs if "extra ==" not in r}
+    assert unconditional >= {"langgraph", "httpx", "kubernetes", "pydantic", "typer", "google-re2"}
+    assert not unconditional & DEV_ONLY, unconditional & DEV_ONLY
+    assert any(r.startswith("vcrpy") and "extra == \"evals\"" in r for r in reqs), reqs
+    assert re.search(r"^Provides-Extra: evals$", meta, re.M) and re.search(r"^Provides-Extra: test$", meta, re.M)
+
+
+@pytest.mark.slow
+def test_no_scenario_suite_and_no_tests_in_the_wheel(wheel):
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        entry_points = _metadata(zf, "entry_points.txt")
+    assert not [n for n in names if n.startswith("evals/scenarios/")]
+    assert not [n for n in names if n.startswith("tests/") or n.endswith((".yaml", ".json"))
+                and n.startswith("evals/")]
+    assert "agent/entrypoints/cli.py" in names and "evals/cli.py" in names  # the plugin the entry point names
+    assert "agent/cli.py" not in names
+    assert any(n.startswith("guardrails/corpora/") for n in names)  # the product's own data still ships
+    assert "workload-diagnose = agent.entrypoints.cli:main" in entry_points
+    assert re.search(r"\[workload_diagnose\.commands\]\s+evals = evals\.cli:app", entry_points)
