@@ -25,7 +25,7 @@ from typing import Any
 import re2
 from pydantic import BaseModel, Field
 
-from .redaction import _MAX_MEM, _UNANCHORED, _no_names, redact, redact_value_with_count, redact_with_count
+from .redaction import MAX_MEM, UNANCHORED, redact, redact_value_with_count, redact_with_count, without_group_names
 
 
 class InjectionFinding(BaseModel):
@@ -186,7 +186,7 @@ INJECTION_RULES: list[tuple[str, str]] = [
 
 def _big_opts() -> re2.Options:
     o = re2.Options()
-    o.max_mem = _MAX_MEM  # a ceiling: re2 allocates DFA states lazily (see redaction._MAX_MEM)
+    o.max_mem = MAX_MEM  # a ceiling: re2 allocates DFA states lazily (see redaction.MAX_MEM)
     return o
 
 
@@ -194,11 +194,11 @@ def _big_opts() -> re2.Options:
 # over every match: 2-4 µs each), found match by match with re2's low-level RE2.Match; the rule of a
 # match is the lowest-index rule matching its text exactly (what leftmost-first chose), from a
 # FullMatchSet, decided once per distinct match text.
-_INJ_RX = re2.compile("(?i)" + "|".join(f"(?:{_no_names(p)})" for _n, p in INJECTION_RULES), _big_opts())
+_INJ_RX = re2.compile("(?i)" + "|".join(f"(?:{without_group_names(p)})" for _n, p in INJECTION_RULES), _big_opts())
 _INJ_SEARCH = _INJ_RX._regexp.Match
 _INJ_SET = re2.Set.FullMatchSet(_big_opts())
 for _n, _p in INJECTION_RULES:
-    _INJ_SET.Add("(?i)" + _no_names(_p))
+    _INJ_SET.Add("(?i)" + without_group_names(_p))
 _INJ_SET.Compile()
 _INJ_NAMES = [n for n, _p in INJECTION_RULES]
 _B64_RUN = re2.compile(r"[A-Za-z0-9+/]{24,}={0,2}|[A-Za-z0-9_\-]{24,}={0,2}")
@@ -256,7 +256,7 @@ def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str,
         return
     ascii_ = text.isascii()
     subject = text.encode("utf-8")
-    if not ascii_ and _HAS_CONFUSABLE(_UNANCHORED, subject, 0, len(subject))[0][0] >= 0:
+    if not ascii_ and _HAS_CONFUSABLE(UNANCHORED, subject, 0, len(subject))[0][0] >= 0:
         # (str.translate with a dict costs ~40 ns per character: only when a look-alike is present)
         subject = text.translate(_CONFUSABLES).encode("utf-8")  # 1:1, character offsets are kept
     end = len(subject)
@@ -265,7 +265,7 @@ def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str,
     rules: dict[bytes, str] = {}
     excerpts: dict[str, int] = {}
     while len(findings) < _MAX_FINDINGS:
-        bs, be = _INJ_SEARCH(_UNANCHORED, subject, bpos, end)[0]
+        bs, be = _INJ_SEARCH(UNANCHORED, subject, bpos, end)[0]
         if bs < 0:
             return
         bpos = be if be > bs else be + 1

@@ -61,7 +61,7 @@ _STRONG_LAST = {
 }
 
 # qualifiers that make "<q> key" a strong secret label
-_KEY_STRONG_PREV = {
+KEY_STRONG_PREV = {
     "api", "access", "secret", "private", "signing", "sign", "encryption", "encrypt", "master",
     "account", "client", "auth", "ssh", "license", "licence", "service", "app", "application",
     "webhook", "subscription", "storage", "shared", "admin", "deploy", "session", "crypto", "hmac",
@@ -160,7 +160,7 @@ def classify_name(name: str) -> tuple[str | None, str]:
     if joined in ("awssecretaccesskey", "secretaccesskey", "awssecretkey"):
         return STRONG, "aws_secret_key"
     if last == "key":
-        if prev in _KEY_STRONG_PREV or prev in ("secret",):
+        if prev in KEY_STRONG_PREV or prev in ("secret",):
             kind = "private_key" if prev == "private" else ("ssh_key" if prev == "ssh" else "api_key")
             if "aws" in words and ("secret" in words or "access" in words) and prev in ("access", "secret"):
                 kind = "aws_secret_key" if "secret" in words else "api_key"
