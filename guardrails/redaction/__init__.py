@@ -11,6 +11,7 @@ The public API.  The package, one concern per module:
 * ``periodic``   – the analysis that lets text repeating a unit be decided once per unit;
 * ``pem``        – PEM private-key blocks;
 * ``structured`` – redaction of JSON-like values by key (``redact_value``);
+* ``align``      – where an offset of a text lands in its redaction (excerpts are cut from the latter);
 * ``re2util``    – re2 options, anchors, markers (shared with the injection detector).
 """
 
@@ -20,6 +21,7 @@ import functools
 
 from ..names import STRONG, WEAK
 from .engine import redact, redact_with_count
+from .align import Aligned
 from .heuristics import is_secret_value as _is_secret_value
 from .heuristics import looks_random
 from .re2util import MARKER_PREFIX, MAX_MEM, UNANCHORED, low_level_search, marker, options, without_group_names
@@ -27,7 +29,7 @@ from .rules import ALL_RULES, COMMANDS, CONTEXT, FORMATS, KNOWN_FORMATS, PEM, Ru
 from .structured import redact_value, redact_value_with_count
 
 __all__ = [
-    "ALL_RULES", "COMMANDS", "CONTEXT", "FORMATS", "KNOWN_FORMATS", "MARKER_PREFIX", "MAX_MEM", "PEM", "Rule",
+    "ALL_RULES", "Aligned", "COMMANDS", "CONTEXT", "FORMATS", "KNOWN_FORMATS", "MARKER_PREFIX", "MAX_MEM", "PEM", "Rule",
     "STRONG", "UNANCHORED", "WEAK", "is_secret_value", "looks_random", "low_level_search", "marker", "options",
     "redact", "redact_value", "redact_value_with_count", "redact_with_count", "rule_summary",
     "without_group_names",

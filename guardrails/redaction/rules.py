@@ -407,14 +407,18 @@ PEM = Rule(
       "  -----END RSA PRIVATE KEY-----\n",
       "MIIEowIBAAKCAQEAx8f3kQ2mN7pLw4RtY6uZx8f3kQ2mN7pLw4RtY6uAbCdEf"),
      ("-----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\\n(truncated)",
-      "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB")),
+      "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB"),
+     # JSON inside JSON (a log line holding a JSON document): the newlines are escaped twice
+     ('{"log": "{\\"key\\": \\"-----BEGIN PRIVATE KEY-----\\\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\\\\n'
+      'x8f3kQ2mN7pLw4RtY6uZx8f3kQ2mN7pLw4RtY6uAbCdEf0123q9ZQ3rT7bN2mK8v\\"}"}',
+      "x8f3kQ2mN7pLw4RtY6uZx8f3kQ2mN7pLw4RtY6uAbCdEf0123q9ZQ3rT7bN2mK8v")),
     ("-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n-----END CERTIFICATE-----",
      "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----"),
 )
 PEM_END = r"^-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 # body of a block whose END is missing (truncated output): base64 lines / RFC 1421 headers separated by
-# real or escaped newlines; on one line (flattened) only long base64 words continue the block.
-PEM_BODY = (r"^(?:[ \t]+[A-Za-z0-9+/=]{20,}|(?:[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*)+(?:[A-Za-z0-9+/=]+"
+# real, escaped or doubly escaped (JSON in JSON) newlines; on one line (flattened) only long base64 words continue the block.
+PEM_BODY = (r"^(?:[ \t]+[A-Za-z0-9+/=]{20,}|(?:[ \t]*(?:\r?\n|\\{1,2}r\\{1,2}n|\\{1,2}n)[ \t]*)+(?:[A-Za-z0-9+/=]+"
             r"|[A-Za-z][A-Za-z\-]*:[ \t][^\r\n\\]*))*")
 
 ALL_RULES: list[Rule] = FORMATS + CONTEXT + COMMANDS + [PEM]
