@@ -150,6 +150,9 @@ def classify_name(name: str) -> tuple[str | None, str]:
     prev = words[-2] if len(words) >= 2 else ""
     joined = "".join(words)
 
+    if joined == "privatekeyid":
+        # GCP service-account JSON: the id of the account's key (with the client email it names the key)
+        return STRONG, "private_key_id"
     if joined in ("clientkeydata", "clientkey"):
         # kubeconfig client-key-data (base64 PEM private key)
         return STRONG, "private_key"

@@ -4,7 +4,7 @@
   redactor backtrack.  re2 has no look-around and no back-references, so "is this really a secret?"
   decisions that would need them are made in small Python callbacks (handlers.py) that only see the
   (already bounded) candidate match.
-* Four stages, each linear:
+* Five stages, each linear:
     1. PEM private-key blocks (pem.py).
     2. Command rules (``docker login -p``, ``mysql -pX``, ``redis-cli -a``, ``sshpass -p``,
        ``echo X | … --password-stdin``), each as its own pass over the lines holding its command word:
@@ -19,6 +19,7 @@
        would see the same thing (periodic.py).  No pattern keeps a counter that restarts inside long
        tokens (the DFA stays small: one 2 MiB random token is scanned at ~80 MB/s, not 3).
     4. A candidate that a callback rejects is re-scanned once (handlers.py).
+    5. Base64 runs whose decoded text holds a secret (encoded.py): the last alternatives of stage 3.
 * The replacement is ``[REDACTED:<kind>]``.  No rule can match inside a marker (values may not start
   with ``[REDACTED``; token character classes exclude ``[``/``]``), so ``redact(redact(x)) == redact(x)``.
 * Whole spans are replaced: the full JWT (all segments), the full PEM block, the full token including
@@ -32,13 +33,14 @@ from typing import Any
 
 import re2
 
-from .handlers import RESCAN, Block, block_end, handle
+from .handlers import B64, RESCAN, Block, block_end, handle
 from .heuristics import MIN_LEN
+from .encoded import B64_CHARS, B64_MARK, secret_run
 from .matcher import PLAIN, Matcher
 from .periodic import PERIOD_MAX, PERIOD_MIN_SPAN, copies
 from .pem import redact_pem
 from .re2util import ANCHOR_START, MARKER_PREFIX, UNANCHORED, low_level_search, marker
-from .rules import COMMANDS, CONTEXT, FORMATS, KNOWN_FORMATS, TAIL_KINDS
+from .rules import BASE64, COMMANDS, CONTEXT, FORMATS, KNOWN_FORMATS, TAIL_KINDS
 
 # Command rules run each on its own (see rules.COMMANDS): (matcher, keywords, the search for its start)
 _COMMANDS = [(Matcher([(r.kind, r.pattern)], []), r.keywords, low_level_search(re2.compile(r.starts)))
@@ -54,30 +56,40 @@ TAIL_RULES = [(r.kind, r.pattern) for r in CONTEXT if r.kind in TAIL_KINDS]
 # matches nowhere changes no leftmost-first choice).  Counter holds the matchers of a call.
 _GATED_KINDS = frozenset(r.kind for r in FORMATS if r.gated)
 GATED_LITERALS = tuple(lit for r in FORMATS if r.gated for lit in r.keywords)
+# the base64 fragments come last (stage 5, see encoded.py): a match anywhere else starting at the same
+# place is preferred; they are no known format (KNOWN_FORMATS: what a redacted text may not contain)
+_B64_RULE = [(BASE64.kind, BASE64.pattern)]
 _LITE_FORMATS = [(k, p) for k, p in KNOWN_FORMATS if k not in _GATED_KINDS]
-_FULL_LITE = Matcher(MAIN_RULES, _LITE_FORMATS)
-_KNOWN_LITE = Matcher([], _LITE_FORMATS)
-_TAIL_LITE = Matcher(TAIL_RULES, _LITE_FORMATS)
+_FULL_LITE = Matcher(MAIN_RULES, _LITE_FORMATS + _B64_RULE)
+_KNOWN_LITE = Matcher([], _LITE_FORMATS + _B64_RULE)
+_TAIL_LITE = Matcher(TAIL_RULES, _LITE_FORMATS + _B64_RULE)
+# text decoded from base64 is scanned without the fragments (one level deep)
+_PLAIN_LITE = (Matcher(MAIN_RULES, _LITE_FORMATS), Matcher([], _LITE_FORMATS), Matcher(TAIL_RULES, _LITE_FORMATS))
 # one pass over a long text finds whether it holds a command word or a gated literal at all
 _GATE_LITERALS = _CMD_LITERALS + GATED_LITERALS
 _GATE = low_level_search(re2.compile("|".join([f"(?:{r.starts})" for r in COMMANDS]
                                               + [re2.escape(lit) for lit in GATED_LITERALS])))
 
 
-@functools.lru_cache(maxsize=1)
-def full_matchers() -> tuple[Matcher, Matcher, Matcher]:
+@functools.lru_cache(maxsize=2)
+def full_matchers(b64: bool = True) -> tuple[Matcher, Matcher, Matcher]:
     """The main, known-format and tail matchers with every format, built on the first text that needs them."""
-    return (Matcher(MAIN_RULES, KNOWN_FORMATS), Matcher([], KNOWN_FORMATS), Matcher(TAIL_RULES, KNOWN_FORMATS))
+    known = KNOWN_FORMATS + _B64_RULE if b64 else KNOWN_FORMATS
+    return (Matcher(MAIN_RULES, known), Matcher([], known), Matcher(TAIL_RULES, known))
 
 
 class Counter:
-    """Markers inserted so far, and the matchers of this call (lite: without the gated formats)."""
+    """Markers inserted so far, and the matchers of this call (lite: without the gated formats; b64: with
+    the base64 fragments)."""
 
     __slots__ = ("n", "full", "known", "tail")
 
-    def __init__(self, lite: bool = False) -> None:
+    def __init__(self, lite: bool = False, b64: bool = True) -> None:
         self.n = 0
-        self.full, self.known, self.tail = (_FULL_LITE, _KNOWN_LITE, _TAIL_LITE) if lite else full_matchers()
+        if lite:
+            self.full, self.known, self.tail = (_FULL_LITE, _KNOWN_LITE, _TAIL_LITE) if b64 else _PLAIN_LITE
+        else:
+            self.full, self.known, self.tail = full_matchers() if b64 else full_matchers(False)
 
 
 _MEMO_MAX = 4096
@@ -99,6 +111,7 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
     bpos = 0       # where the next search starts (bytes)
     mb = mc = 0    # non-ASCII text: byte offset mb is character offset mc
     no_period_until = 0
+    b64_done = 0   # the end of the last base64 run decided to hold no secret
     # identical candidates (a log repeats its lines; hostile input repeats its pattern) are decided once
     memo: dict[str, tuple[Any, int]] = {}
     memo_get = memo.get
@@ -142,6 +155,30 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
                 delta = counter.n - before
             if len(memo) < memo_max:
                 memo[cand] = (rep, delta)
+        if rep is B64:
+            # a base64 fragment (rules.BASE64): decide the run around it (ASCII characters: as many bytes)
+            if s < b64_done:
+                continue  # inside a run already decided (no secret): the scan goes on after the fragment
+            lo, rend = s, e
+            while lo > pos and text[lo - 1] in B64_CHARS:
+                lo -= 1
+            n_text = len(text)
+            while rend < n_text and text[rend] in B64_CHARS:
+                rend += 1
+            hi = rend
+            while rend < n_text and rend - hi < 2 and text[rend] == "=":
+                rend += 1
+            if secret_run(text[lo:hi], _redact_plain):
+                counter.n += 1
+                append(text[pos:lo])
+                append(B64_MARK)
+                pos = rend
+                bpos = be + (rend - e)
+                if not ascii_:
+                    mb, mc = bpos, rend
+            else:
+                b64_done = hi  # (other formats later in the run are still found: the scan goes on here)
+            continue
         if rep is RESCAN:
             # not a candidate (see RESCAN): what the scan finds at s instead is a match of a rule after it
             # in the alternation that can start there (a known format after a JSON escape, Bearer, ...),
@@ -159,7 +196,7 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
             rule = counter.tail.rule_for(subject[tb:te])
             rep = cand if rule is None else handle(rule, cand, depth, counter)
             bpos = te
-            if rep.__class__ is Block or rep is RESCAN or rep == cand:
+            if rep.__class__ is Block or rep is RESCAN or rep is B64 or rep == cand:
                 continue  # (neither can be: the tail has no such rules)
             append(text[pos:s])
             append(rep)
@@ -221,23 +258,38 @@ def redact_with_count(text: str) -> tuple[str, int]:
     """Redact and return the number of markers inserted."""
     if not isinstance(text, str) or len(text) < MIN_LEN:
         return text, 0
+    out, counter = _redact(text)
+    return out, counter.n
+
+
+def _redact_plain(text: str) -> tuple[str, int]:
+    """The redaction of text decoded from base64 (its own base64 runs are not decoded again)."""
+    if len(text) < MIN_LEN:
+        return text, 0
+    out, counter = _redact(text, b64=False)
+    return out, counter.n
+
+
+def _redact(text: str, b64: bool = True) -> tuple[str, Counter]:
+    subject = None
     if len(text) < 4096:  # (the literals of the command rules and of the gated formats)
         gate = not any(map(text.__contains__, _GATE_LITERALS))
     else:  # one DFA pass for the command words and the literals of the gated formats
         subject = text.encode("utf-8")
         gate = _GATE(UNANCHORED, subject, 0, len(subject))[0][0] < 0
-    counter = Counter(gate or not any(map(text.__contains__, GATED_LITERALS)))
+    counter = Counter(gate or not any(map(text.__contains__, GATED_LITERALS)), b64)
     out = redact_pem(text, counter)
-    out, subject = _redact_commands(out, counter, gate)
+    out, subject = _redact_commands(out, counter, gate, subject if out is text else None)
     out = sub(counter.full, out, 0, counter, subject)
-    return out, counter.n
+    return out, counter
 
 
-def _redact_commands(text: str, counter: Counter, none: bool = False) -> tuple[str, bytes | None]:
+def _redact_commands(text: str, counter: Counter, none: bool = False,
+                     b: bytes | None = None) -> tuple[str, bytes | None]:
     """The command rules, each on its own (see _COMMAND_RULES), on the lines holding its command word only:
     a command match and everything its search reads lie within one line (the rules never cross a line
     break), so running it over those lines gives what a run over the whole text gives.  Returns the text
-    and, when at hand, its UTF-8 encoding (for the next stage)."""
+    and, when at hand, its UTF-8 encoding (for the next stage); ``b``: the encoding of ``text`` if known."""
     if len(text) < 4096:
         if none or not any(map(text.__contains__, _CMD_LITERALS)):
             return text, None
@@ -245,7 +297,8 @@ def _redact_commands(text: str, counter: Counter, none: bool = False) -> tuple[s
             if any(map(text.__contains__, literals)):
                 text = sub(matcher, text, 0, counter)
         return text, None
-    b = text.encode("utf-8")
+    if b is None:
+        b = text.encode("utf-8")
     if none or _CMD_ANY_WORD(UNANCHORED, b, 0, len(b))[0][0] < 0:  # no command word at all
         return text, b
     for matcher, _literals, word in _COMMANDS:

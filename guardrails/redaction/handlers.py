@@ -10,6 +10,7 @@ The fixed depth keeps the whole thing linear.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from ..names import STRONG, WEAK, classify_name
 from . import engine
@@ -153,8 +154,17 @@ def _handle_header(m: _M, depth: int, counter: Counter) -> str:
     return full[: vs + cstart] + marker(kind) + full[vs + cstart + len(cred):]
 
 
+class _Base64:
+    __slots__ = ()
+
+
+B64 = _Base64()  # a base64 fragment: the scan decides the run around it (engine.sub, encoded.py)
+
+
 def handle(rule: CompiledRule, cand: str, depth: int, counter: Counter) -> str:
     if rule.typ == "known":
+        if rule.name == "base64_secret":
+            return B64
         if cand[0] == "\\":  # a token right after a JSON escape: the escape stays
             if rule.check and not check_known(rule.name, cand[2:]):
                 return cand
@@ -180,6 +190,8 @@ def handle(rule: CompiledRule, cand: str, depth: int, counter: Counter) -> str:
         if name == "q" and strength is None:
             strength, kind = WEAK, "token"
         _q1, inner, _q2 = split_quotes(m.group(vg))
+        if name == "q" and "%" in inner:
+            inner = unquote(inner)  # sig=abc%2Bdef%3D (Azure SAS): judge the value, not its URL encoding
         if name in ("g", "gw") and not _q1 and inner.isalpha():
             ne = m.span(name + "_name")[1]
             if ne < len(full) and full[ne] in "\"'":
@@ -203,6 +215,8 @@ def handle(rule: CompiledRule, cand: str, depth: int, counter: Counter) -> str:
         return _fallback(m, vg, depth, counter)
     if name == "h":
         return _handle_header(m, depth, counter)
+    if name in _MORE:
+        return _MORE[name](m, depth, counter)
     if name in ("tp", "es"):
         _q1, inner, _q2 = split_quotes(m.group(vg))
         if is_secret_value(inner, STRONG, "password"):
@@ -228,6 +242,13 @@ def handle(rule: CompiledRule, cand: str, depth: int, counter: Counter) -> str:
         return _fallback(m, vg, depth, counter)
     if name == "u":
         inner = m.group(vg)
+        us = m.span("u_user")[0]
+        whole = m.group("u_user") + ":" + inner
+        if m.group("u_user") and ":" in whole and known_kind(whole) == "telegram_bot_token":
+            # scheme://<bot id>:<secret>@…: user and password are one token (a Telegram bot token)
+            counter.n += 1
+            ve = m.span(vg)[1]
+            return full[:us] + marker("telegram_bot_token") + full[ve:]
         if is_secret_value(inner, STRONG, "password") or known_kind(inner):
             return _replace_value(m, vg, "url_password", counter, long_name(m, name))
         if long_name(m, name):
@@ -295,3 +316,82 @@ def block_end(text: str, value_pos: int) -> int:
     return min(pos, len(text))
 
 
+# ------------------------------------------------------------------ the formats of issue 10 item 2
+def _strong_value(kind: str, vg: str) -> "object":
+    """A handler replacing the (unquoted) value when it is a credential whatever it looks like."""
+    def h(m: _M, depth: int, counter: Counter) -> str:
+        _q1, inner, _q2 = split_quotes(m.group(vg))
+        if is_secret_value(inner, STRONG, kind):
+            return _replace_value(m, vg, kind, counter)
+        return _fallback(m, vg, depth, counter)
+    return h
+
+
+def _wandb_login(m: _M, depth: int, counter: Counter) -> str:
+    if looks_random(m.group("wl_val"), 32):
+        return _replace_value(m, "wl_val", "wandb_key", counter)
+    return _fallback(m, "wl_val", depth, counter)
+
+
+def _escaped_name(m: _M, name: str) -> str:
+    """The key of an escaped or encoded pair without what belongs to an escape before it: "\\u0026password"
+    is "password" after an escaped &, "\\ntoken" "token" after a newline."""
+    nm = m.group(name + "_name")
+    ns = m.span(name + "_name")[0]
+    if ns > 0 and m.full[ns - 1] == "\\":
+        if nm[:1] in ("u", "x"):
+            n = 5 if nm[:1] == "u" else 3
+            if len(nm) > n and all(c in "0123456789abcdefABCDEF" for c in nm[1:n]):
+                return nm[n:]
+        if nm[:1] in "nrt":
+            return nm[1:]
+    return nm
+
+
+def _encoded_pair(m: _M, depth: int, counter: Counter) -> str:
+    """password%3D… / password\\u003d… : the key decides as in key=value, the value is judged decoded."""
+    name = "ue" if "ue_val" in m.gidx else "ee"
+    vg = name + "_val"
+    nm = _escaped_name(m, name)
+    strength, kind = classify_name(nm)
+    if strength is None and nm.lower() in ("sig", "signature"):
+        strength, kind = WEAK, "signature"
+    value = m.group(vg)
+    if name == "ue":
+        value = unquote(unquote(value))  # (encoded once more inside an encoded URL: %2521 is %21 is !)
+    if strength and is_secret_value(value, strength, kind):
+        return _replace_value(m, vg, kind, counter, long_name(m, name))
+    if long_name(m, name):
+        return RESCAN
+    return _fallback(m, vg, depth, counter)
+
+
+_PROSE_PUNCT = ".,;:!?"
+
+
+def _prose(m: _M, depth: int, counter: Counter) -> str:
+    """"with password X", "the password is X": prose, so the value must look like a password (not a plain
+    word: "with password authentication", "the secret is mounted …"); sentence punctuation after it stays."""
+    name = "pw" if "pw_val" in m.gidx else "pi"
+    vg = name + "_val"
+    strength, kind = classify_name(m.group(name + "_name").replace(" ", "_"))
+    vs, ve = m.span(vg)
+    q1, inner, q2 = split_quotes(m.full[vs:ve])
+    value = inner.rstrip(_PROSE_PUNCT)
+    plain_word = value.isalpha() and (value.islower() or value.istitle() or value.isupper())
+    if strength and value and not plain_word and is_secret_value(value, strength, kind):
+        counter.n += 1
+        return (m.full[:vs] + q1 + marker(known_kind(value) or kind) + inner[len(value):] + q2 + m.full[ve:])
+    return _fallback(m, vg, depth, counter)
+
+
+_MORE = {
+    "nr": _strong_value("netrc_password", "nr_val"),
+    "oj": _strong_value("jdbc_password", "oj_val"),
+    "pk": _strong_value("gcp_private_key_id", "pk_val"),
+    "wl": _wandb_login,
+    "ue": _encoded_pair,
+    "ee": _encoded_pair,
+    "pw": _prose,
+    "pi": _prose,
+}

@@ -19,7 +19,7 @@ from .rules import KNOWN_FORMATS
 MIN_LEN = 8  # a shorter text holds no credential worth a marker
 
 # known formats whose matches need a look at the whole token (check_known)
-CHECKED_KINDS = frozenset({"openai_key", "private_key", "azure_client_secret", "twilio_key"})
+CHECKED_KINDS = frozenset({"openai_key", "private_key", "azure_client_secret", "twilio_key", "base64_secret"})
 
 _PLACEHOLDERS = {
     "", "null", "none", "nil", "true", "false", "undefined", "n/a", "na", "empty", "unset", "redacted",

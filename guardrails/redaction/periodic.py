@@ -40,10 +40,11 @@ _CATEGORY.update({
     _sre_c.CATEGORY_NOT_SPACE: SAFE - _CATEGORY[_sre_c.CATEGORY_SPACE],
     _sre_c.CATEGORY_NOT_WORD: SAFE - _CATEGORY[_sre_c.CATEGORY_WORD],
 })
-# every context rule needs one of these characters (a separator, a space, a tag): a candidate made of
+# every context rule needs one of these characters (a separator, a space, a tag, an encoded or escaped
+# "=": %3D \u003d &#61;): a candidate made of
 # other SAFE characters only (a bare token) can only be a known format, and the context rules are not
 # even tried on it (tests/guardrails/test_linearity.py proves it against the patterns with possible)
-CTX_CHARS = "=: \t<"
+CTX_CHARS = "=: \t<%\\&"
 PLAIN = bytes(sorted(ord(c) for c in SAFE - set(CTX_CHARS)))
 PERIOD_MAX = 1024        # longest unit considered
 PERIOD_MIN_SPAN = 16384  # shortest repetition worth an analysis (0.2-1 ms for a new unit)

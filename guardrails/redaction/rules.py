@@ -19,6 +19,7 @@ WHOLE token is replaced (full-span), never only its prefix.  No pattern may use 
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 
 from ..names import KEY_STRONG_PREV
@@ -215,6 +216,23 @@ FORMATS: list[Rule] = [
            ("eyJhdXRocyI6", "ewogICJhdXRocyI6", "ewogICAgImF1dGhzIjo", "eyAiYXV0aHMiOi"),
            ("eyJhdXRocyI6IHsibnZjci5pbyI6IHsiYXV0aCI6ICJKRzloZFhSb2RHOXJaVzQ2Y2tkc1F6aGtlSE52Wm5wbllVSk1RWE5uUTFZPSJ9fX0=",),
            ("empty config eyJhdXRocyI6e30=",)),
+    # Discord webhook URLs: the id and token in the path are the credential
+    _known("discord-webhook", "discord_webhook",
+           r"(?:https?://)?(?:(?:canary|ptb)\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/[A-Za-z0-9_\-]{60,68}",
+           ("discord.com/api/webhooks/", "discordapp.com/api/webhooks/"),
+           (("alert sink https://discord.com/api/webhooks/2262385734152184090/RBWZRZX1VlxeVZ4DNCNnOBFXL4k41GiLP9qG3L0uKW4yWRzSaTLyvH1D0SZaozaNv4AH returned 429",
+             "2262385734152184090/RBWZRZX1VlxeVZ4DNCNnOBFXL4k41GiLP9qG3L0uKW4yWRzSaTLyvH1D0SZaozaNv4AH"),),
+           ("see https://discord.com/developers/docs/resources/webhook", "https://discord.com/api/webhooks/ is disabled")),
+    # Telegram bot tokens: <bot id>:AA<33 characters> (also inside api.telegram.org/bot<token>/… URLs; the
+    # token may end with - or _, so no \b after it)
+    _known("telegram-bot-token", "telegram_bot_token", r"(?:\b|\bbot)[0-9]{8,10}:AA[A-Za-z0-9_\-]{33,}", (":AA",),
+           ("732792820:AAocv81k2lsNaWQrZzhB4GZqT8hqt0pmpsL",
+            ("POST https://api.telegram.org/bot732792820:AAocv81k2lsNaWQrZzhB4GZqT8hqt0pmpsL/sendMessage",
+             "732792820:AAocv81k2lsNaWQrZzhB4GZqT8hqt0pmpsL"),
+            # as the userinfo of a notification URL: user and password are one token
+            ("value: telegram://732792820:AAocv81k2lsNaWQrZzhB4GZqT8hqt0pmpsL@chat", "732792820:AAocv81k2lsNaWQrZzhB4GZqT8hqt0pmpsL"),
+            ("url: /bot483972398:AAcNjpJ_fKJIUwA7NXr963Pl2NpJXBzdko-/sendMessage", "483972398:AAcNjpJ_fKJIUwA7NXr963Pl2NpJXBzdko-")),
+           ("2026-01-02 10:11:12 job 732792820:AA started", "sha 12345678:AAAA mismatch"), gated=True),
 ]
 
 
@@ -276,8 +294,12 @@ CONTEXT: list[Rule] = [
          r"|api-key|key|sig|signature|x-amz-signature|x-amz-security-token|x-amz-credential|password|passwd"
          r"|pwd|secret|client_secret|code|jwt|session|sessionid|private_token|private-token))"
          r"=(?P<q_val>[^&#\s\"'<>\[\]$][^&#\s\"'<>\[\]]*)", ("=",),
-         (("GET https://storage.example.com/o/ckpt.pt?token=Zx8f3kQ2mN7pLw4R&alt=media", "Zx8f3kQ2mN7pLw4R"),),
-         ("GET https://pypi.org/search/?q=torch&page=2", "GET /api/v1/workloads?limit=50&offset=100&sort=name")),
+         (("GET https://storage.example.com/o/ckpt.pt?token=Zx8f3kQ2mN7pLw4R&alt=media", "Zx8f3kQ2mN7pLw4R"),
+          # Azure SAS: the signature is URL-encoded base64 (judged decoded)
+          ("GET https://acct.blob.core.windows.net/ckpt/model.pt?sv=2022-11-02&se=2026-01-03T00%3A00%3A00Z&sr=b&sp=r"
+           "&sig=q9ZQ3rT7bN2mK8vL4cX6dF1gH5jW0sY3uE7iO9pA%2Bz%3D", "q9ZQ3rT7bN2mK8vL4cX6dF1gH5jW0sY3uE7iO9pA%2Bz%3D")),
+         ("GET https://pypi.org/search/?q=torch&page=2", "GET /api/v1/workloads?limit=50&offset=100&sort=name",
+          "GET /v2/acme/trainer/blobs/upload?digest=sha256%3A3f9a2b1c&sig=1")),
     # HTTP headers carrying credentials (plain, JSON, Python-repr, escaped JSON)
     _ctx("http-header", "h",
          r"(?P<h_pre>" + _PRE + r")(?P<h_name>(?i:authorization|proxy-authorization|x-api-key|x-auth-token"
@@ -333,9 +355,12 @@ CONTEXT: list[Rule] = [
          r"(?:\\?[\"'])?[ \t]*(?::=|=>|[:=])[ \t]*(?P<gw_val>" + VALUE_LONG + r")", ("=", ":"),
          (("WANDB_KEY=8f9a2b3c4d5e6f708192a3b4c5d6e7f8", "8f9a2b3c4d5e6f708192a3b4c5d6e7f8"),),
          ("key: nvidia.com/gpu", "  - key: node.kubernetes.io/not-ready")),
-    # --password X / -token X (space separated flag)
-    _ctx("flag", "f", r"(?P<f_pre>^|[\s\"'=(])(?P<f_name>-" + NAME + SW + r")[ \t]+(?P<f_val>" + VALUE + r")", ("-",),
-         (("python train.py --api-token Zx8f3kQ2mN7pLw4R --epochs 3", "Zx8f3kQ2mN7pLw4R"),),
+    # --password X / -token X (space separated flag; also continued after a backslash-newline)
+    _ctx("flag", "f", r"(?P<f_pre>^|[\s\"'=(])(?P<f_name>-" + NAME + SW + r")(?:[ \t]|\\\r?\n)+(?P<f_val>" + VALUE + r")",
+         ("-",),
+         (("python train.py --api-token Zx8f3kQ2mN7pLw4R --epochs 3", "Zx8f3kQ2mN7pLw4R"),
+          # a value continued on the next line of a shell command
+          ("mlflow server \\\n  --password \\\n  hunter2xyz \\\n  --port 5000", "hunter2xyz")),
          ("--max-new-tokens 512", "--token-file /var/run/secrets/kubernetes.io/serviceaccount/token")),
     # URL userinfo scheme://user:pass@host
     # (RFC 3986 userinfo may hold sub-delims such as ' ( ) ; , so only /?#@ " < > [ ] \ and space end it)
@@ -356,11 +381,69 @@ CONTEXT: list[Rule] = [
     _ctx("basic", "bs", r"\b(?i:basic)[ \t]+(?P<bs_val>[A-Za-z0-9+/]{6,}={0,2})", ("basic",),
          (("auth=basic YWRtaW46aHVudGVyMnh5eg==", "YWRtaW46aHVudGVyMnh5eg=="),),
          ("basic setup complete", "basic authentication is disabled")),
+    # ---- formats that leaked (issue 10 item 2); after the others so no earlier choice changes
+    # .netrc: machine <host> login <user> password <secret>, on one line or several
+    _ctx("netrc", "nr",
+         r"\b(?i:machine[ \t]+[^\s]{1,256}[ \t\r\n]+(?:login[ \t]+[^\s]{1,256}[ \t\r\n]+)?|login[ \t]+[^\s]{1,256}[ \t\r\n]+)"
+         r"(?i:password|passwd)[ \t]+(?P<nr_val>" + VALUE + r")", ("login", "machine"),
+         (("machine api.wandb.ai login user password 8f9a2b3c4d5e6f70", "8f9a2b3c4d5e6f70"),
+          ("machine nexus.example.com\n  login ci\n  password Hunter2-xyz", "Hunter2-xyz")),
+         ("Login succeeded", "login admin password reset required", "machine gpu-node-7 login failed")),
+    # wandb login <40 hex API key> (flags before it allowed)
+    _ctx("wandb-login", "wl",
+         r"\bwandb[ \t]+login\b(?:[ \t]+--?[A-Za-z][A-Za-z0-9\-]*(?:=[^\s]*)?)*[ \t]+(?P<wl_val>[A-Za-z0-9_\-]{32,})",
+         ("wandb",),
+         (("+ wandb login cc6577428c2f6d6bc64e5a22fac180d6b2e6e1b4", "cc6577428c2f6d6bc64e5a22fac180d6b2e6e1b4"),
+          ("wandb login --relogin --host=https://wandb.example.com local-cc6577428c2f6d6bc64e5a22fac180d6b2e6e1b4",
+           "local-cc6577428c2f6d6bc64e5a22fac180d6b2e6e1b4")),
+         ("wandb login --relogin", "wandb: Currently logged in as: alice (acme). Use `wandb login --relogin` to force relogin")),
+    # Oracle JDBC URLs carry user/password@host
+    _ctx("oracle-jdbc", "oj",
+         r"\bjdbc:oracle:[A-Za-z0-9]{1,16}:(?P<oj_user>[A-Za-z0-9_$#.\-]{1,128})/(?P<oj_val>[^\s@/\"'<>\[\]\\]{1,256})@",
+         ("jdbc:oracle:",),
+         (("url=jdbc:oracle:thin:scott/tiger@db:1521/ORCL", "tiger"),),
+         ("url=jdbc:oracle:thin:@db:1521/ORCL", "jdbc:oracle:thin:@//db.example.com:1521/svc")),
+    # URL-encoded key=value (a URL inside a query parameter, form bodies): password%3D…, %3Ftoken%3D…
+    _ctx("url-encoded-key-value", "ue",
+         r"(?P<ue_pre>%(?i:3F|26|3B|20|2C|22|27|7B)|^|[^A-Za-z0-9_.\-%])(?P<ue_name>" + NAME + r"(?:" + SW + r"|(?i:sig|signature)))"
+         r"(?i:%3D)(?P<ue_val>(?:[^%&\s\"'<>#\[\]\\]|%(?:[013-9A-Fa-f][0-9A-Fa-f]|2[0-57-9A-Fa-f]))+)", ("%3D",),
+         (("redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb%3Ftoken%3DZx8f3kQ2mN7pLw4R%26state%3D1", "Zx8f3kQ2mN7pLw4R"),
+          ("body: user%3Dci%26password%3DHunter2%2521xyz", "Hunter2%2521xyz")),
+         ("next=%2Fdashboard%3Ftab%3Dlogs%26page%3D2", "q=password%3D%24%7BDB_PASSWORD%7D")),
+    # an escaped "=" between a secret-like key and its value: password\u003d…, token\x3d…, secret&#61;…
+    _ctx("escaped-equals", "ee",
+         r"(?P<ee_pre>^|[^A-Za-z0-9_.\-])(?P<ee_name>" + NAME + SW + r")"
+         r"(?:\\{1,2}(?:x3[dD]|u003[dD])|&#61;|&#[xX]3[dD];)(?P<ee_val>(?:[^\s\"'`,;)\]}\[<>&\\])+)",
+         ("\\x3d", "\\u003d", "&#61;", "&#x3d;"),
+         (("{\"args\": \"--conf password\\u003dhunter2xyz\\u0026user\\u003dci\"}", "hunter2xyz"),
+          ("token\\x3dZx8f3kQ2mN7pLw4R", "Zx8f3kQ2mN7pLw4R"), ("<a href=\"/x?secret&#61;Zx8f3kQ2mN7pLw4R\">", "Zx8f3kQ2mN7pLw4R")),
+         ("max_new_tokens\\u003d512", "password\\u003d\\u003cnil\\u003e")),
+    # GCP service-account JSON: "private_key_id": "<40 hex>"
+    _ctx("gcp-private-key-id", "pk",
+         r"(?P<pk_pre>" + _PRE + r")(?P<pk_name>(?i:private[_.\-]?key[_.\-]?id))(?:\\?[\"'])?[ \t]*[:=][ \t]*(?P<pk_val>" + VALUE + r")",
+         ("key_id", "keyid", "key-id", "key.id"),
+         (('{"type": "service_account", "private_key_id": "cc6577428c2f6d6bc64e5a22fac180d6b2e6e1b4", "client_email": "x"}',
+           "cc6577428c2f6d6bc64e5a22fac180d6b2e6e1b4"),),
+         ('"private_key_id": ""', "private_key_id: null")),
+    # prose: "with password X", "using the token X", "the password is X"
+    _ctx("prose-with-password", "pw",
+         r"\b(?i:with|using|via)[ \t]+(?:(?i:the|a|an|its|my|your|new|temporary)[ \t]+)?"
+         r"(?P<pw_name>(?i:password|passphrase|passwd|token|secret|api[ _\-]?key))[ \t]+(?P<pw_val>" + VALUE + r")",
+         ("password", "passphrase", "passwd", "token", "secret", "key"),
+         (("connecting as admin with password Hunter2xyz", "Hunter2xyz"), ("retrying using token 'Zx8f3kQ2mN7pLw4R'", "Zx8f3kQ2mN7pLw4R")),
+         ("login with password authentication failed", "authenticated with token from file", "signing in with password manager",
+          "using the token provided by the service account")),
+    _ctx("prose-password-is", "pi",
+         r"\b(?P<pi_name>(?i:password|passphrase|passwd|token|secret|api[ _\-]?key))[ \t]+(?i:is|was|will[ \t]+be)[ \t]+"
+         r"(?:(?i:set[ \t]+to|now)[ \t]+)?(?P<pi_val>" + VALUE + r")",
+         ("password", "passphrase", "passwd", "token", "secret", "key"),
+         (("the admin password is Hunter2xyz, change it", "Hunter2xyz"), ("your token was set to 'Zx8f3kQ2mN7pLw4R'", "Zx8f3kQ2mN7pLw4R")),
+         ("the password is incorrect", "token is expired", "the secret is mounted at /etc/creds", "password was changed by alice")),
 ]
 
 # the rules after the (unbounded-name) generic and URL rules: what can match where one of those was
 # declined (see handlers.RESCAN)
-TAIL_KINDS = ("bb", "bs")
+TAIL_KINDS = ("bb", "bs", "nr", "wl", "oj", "ue", "ee", "pk", "pw", "pi")
 
 
 # ====================================================================================== command rules
@@ -421,4 +504,36 @@ PEM_END = r"^-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 PEM_BODY = (r"^(?:[ \t]+[A-Za-z0-9+/=]{20,}|(?:[ \t]*(?:\r?\n|\\{1,2}r\\{1,2}n|\\{1,2}n)[ \t]*)+(?:[A-Za-z0-9+/=]+"
             r"|[A-Za-z][A-Za-z\-]*:[ \t][^\r\n\\]*))*")
 
-ALL_RULES: list[Rule] = FORMATS + CONTEXT + COMMANDS + [PEM]
+
+
+# ================================================================== base64 of text holding a secret
+# A base64 run is decoded (encoded.py) when it holds the base64 form of one of these words at any of the
+# three byte alignments; the run is replaced when the decoded text has a secret the rules above find
+# (``password=…``, ``"token": "…"``, a known token).  The fragments are the characters of the encoding
+# that depend on the word only.
+BASE64_WORDS = ("password", "passwd", "secret", "token", "api_key", "apikey", "Password", "Secret", "Token",
+                "PASSWORD", "PASSWD", "SECRET", "TOKEN", "API_KEY", "APIKEY")
+
+
+def _b64_fragments(word: str) -> list[str]:
+    out = []
+    for k in range(3):
+        enc = base64.b64encode(b"\0" * k + word.encode()).decode()
+        first = -(-8 * k // 6)                    # first character made of the word's bits only
+        last = (8 * (k + len(word))) // 6         # one past the last such character
+        out.append(enc[first:last])
+    return out
+
+
+BASE64_FRAGMENTS = tuple(sorted({f for w in BASE64_WORDS for f in _b64_fragments(w)}))
+BASE64 = Rule(
+    "base64-encoded-secret", "base64_secret", "|".join(BASE64_FRAGMENTS), BASE64_FRAGMENTS,
+    (("config.env: cGFzc3dvcmQ9aHVudGVyMnh5elE=", "cGFzc3dvcmQ9aHVudGVyMnh5elE="),
+     ("echo eyJ1c2VyIjogImNpIiwgInRva2VuIjogIlp4OGYza1EybU43cEx3NFIifQ== | base64 -d",
+      "eyJ1c2VyIjogImNpIiwgInRva2VuIjogIlp4OGYza1EybU43cEx3NFIifQ==")),
+    # base64 of '{"token_type": "Bearer", "expires_in": 3600}' and of 'password rotation is due': no secret
+    ("payload eyJ0b2tlbl90eXBlIjogIkJlYXJlciIsICJleHBpcmVzX2luIjogMzYwMH0=",
+     "note cGFzc3dvcmQgcm90YXRpb24gaXMgZHVl"),
+)
+
+ALL_RULES: list[Rule] = FORMATS + CONTEXT + COMMANDS + [PEM, BASE64]
