@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import parse_qsl, quote
 
 from .names import classify_name
-from .redaction import _is_secret_value, marker, redact, redact_value
+from .redaction import is_secret_value, marker, redact, redact_value
 
 SENSITIVE_HEADERS = {
     "authorization", "proxy-authorization", "cookie", "set-cookie", "set-cookie2", "x-api-key",
@@ -77,7 +77,7 @@ def _redact_form(text: str) -> str | None:
     out = []
     for k, v in pairs:
         strength, kind = classify_name(k)
-        if strength and _is_secret_value(v, strength, kind):
+        if strength and is_secret_value(v, strength, kind):
             nv = marker(kind)
         else:
             nv = redact(v)

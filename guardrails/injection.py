@@ -25,7 +25,15 @@ from typing import Any
 import re2
 from pydantic import BaseModel, Field
 
-from .redaction import _MAX_MEM, _UNANCHORED, _no_names, redact, redact_value_with_count, redact_with_count
+from .redaction import (
+    MAX_MEM,
+    UNANCHORED,
+    Aligned,
+    redact,
+    redact_value_with_count,
+    redact_with_count,
+    without_group_names,
+)
 
 
 class InjectionFinding(BaseModel):
@@ -186,7 +194,7 @@ INJECTION_RULES: list[tuple[str, str]] = [
 
 def _big_opts() -> re2.Options:
     o = re2.Options()
-    o.max_mem = _MAX_MEM  # a ceiling: re2 allocates DFA states lazily (see redaction._MAX_MEM)
+    o.max_mem = MAX_MEM  # a ceiling: re2 allocates DFA states lazily (see redaction.MAX_MEM)
     return o
 
 
@@ -194,11 +202,11 @@ def _big_opts() -> re2.Options:
 # over every match: 2-4 µs each), found match by match with re2's low-level RE2.Match; the rule of a
 # match is the lowest-index rule matching its text exactly (what leftmost-first chose), from a
 # FullMatchSet, decided once per distinct match text.
-_INJ_RX = re2.compile("(?i)" + "|".join(f"(?:{_no_names(p)})" for _n, p in INJECTION_RULES), _big_opts())
+_INJ_RX = re2.compile("(?i)" + "|".join(f"(?:{without_group_names(p)})" for _n, p in INJECTION_RULES), _big_opts())
 _INJ_SEARCH = _INJ_RX._regexp.Match
 _INJ_SET = re2.Set.FullMatchSet(_big_opts())
 for _n, _p in INJECTION_RULES:
-    _INJ_SET.Add("(?i)" + _no_names(_p))
+    _INJ_SET.Add("(?i)" + without_group_names(_p))
 _INJ_SET.Compile()
 _INJ_NAMES = [n for n, _p in INJECTION_RULES]
 _B64_RUN = re2.compile(r"[A-Za-z0-9+/]{24,}={0,2}|[A-Za-z0-9_\-]{24,}={0,2}")
@@ -223,21 +231,41 @@ def _HEXISH(s: str) -> bool:  # noqa: N802
 _MAX_B64_DECODES = 64
 
 
-def _excerpt(text: str, start: int, end: int) -> str:
-    """Redacted excerpt around [start, end); the window is widened to whitespace so tokens are not cut
-    in half before redaction, then redacted, then trimmed to 120 characters."""
+class _Source:
+    """The text a scan runs over, and (built on the first finding) its alignment with its redaction: every
+    excerpt is cut from the redaction of the WHOLE text (see redaction.Aligned), never from the text
+    itself, so a cut cannot drop the key name or the BEGIN line that made a value a secret."""
+
+    __slots__ = ("text", "red", "_view")
+
+    def __init__(self, text: str, red: str | None = None) -> None:
+        self.text = text
+        self.red = red
+        self._view: Aligned | None = None
+
+    def view(self) -> Aligned:
+        if self._view is None:
+            self._view = Aligned(self.text, self.red)
+        return self._view
+
+
+def _excerpt(src: _Source, start: int, end: int) -> str:
+    """Excerpt of the redacted text around the match [start, end) of ``src.text``; the window is widened
+    to whitespace (markers hold none, so none is cut), then trimmed to 120 characters."""
+    view = src.view()
+    red = view.red
+    start, end = view.pos(start), view.pos(end)
     lo = max(0, start - 40)
-    sp = text.rfind(" ", max(0, lo - 200), lo)
+    sp = red.rfind(" ", max(0, lo - 200), lo)
     lo = sp + 1 if sp != -1 else max(0, lo - 200) if lo > 0 else 0
-    hi = min(len(text), end + 60)
-    sp = text.find(" ", hi, hi + 200)
-    hi = sp if sp != -1 else min(len(text), hi + 200)
-    window = redact(text[lo:hi])
-    window = " ".join(window.split())
+    hi = min(len(red), end + 60)
+    sp = red.find(" ", hi, hi + 200)
+    hi = sp if sp != -1 else min(len(red), hi + 200)
+    window = " ".join(red[lo:hi].split())
     if len(window) <= 120:
         return window
     # keep the matched part visible
-    matched = redact(" ".join(text[start:end].split()))
+    matched = " ".join(red[start:end].split())
     k = window.find(matched[:40]) if matched else -1
     if k == -1:
         return window[:117] + "..."
@@ -245,18 +273,27 @@ def _excerpt(text: str, start: int, end: int) -> str:
     return window[s: s + 120]
 
 
+def _window(src: _Source, pos: int) -> str:
+    """The redacted text within 60 characters of ``pos`` (an offset of ``src.text``), spaces collapsed."""
+    view = src.view()
+    p = view.pos(pos)
+    return " ".join(view.red[max(0, p - 60): p + 60].split())[:120]
+
+
 def _rule_of(match_text: bytes) -> str:
     idx = _INJ_SET.Match(match_text)
     return _INJ_NAMES[min(idx)] if idx else "instruction"
 
 
-def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str, prefix: str = "") -> None:
-    """Run the rule alternation over (a confusable-folded copy of) text."""
+def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str, prefix: str = "",
+          red: str | None = None) -> None:
+    """Run the rule alternation over (a confusable-folded copy of) text; ``red``: its redaction, if known."""
     if not text:
         return
+    src = _Source(text, red)
     ascii_ = text.isascii()
     subject = text.encode("utf-8")
-    if not ascii_ and _HAS_CONFUSABLE(_UNANCHORED, subject, 0, len(subject))[0][0] >= 0:
+    if not ascii_ and _HAS_CONFUSABLE(UNANCHORED, subject, 0, len(subject))[0][0] >= 0:
         # (str.translate with a dict costs ~40 ns per character: only when a look-alike is present)
         subject = text.translate(_CONFUSABLES).encode("utf-8")  # 1:1, character offsets are kept
     end = len(subject)
@@ -265,7 +302,7 @@ def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str,
     rules: dict[bytes, str] = {}
     excerpts: dict[str, int] = {}
     while len(findings) < _MAX_FINDINGS:
-        bs, be = _INJ_SEARCH(_UNANCHORED, subject, bpos, end)[0]
+        bs, be = _INJ_SEARCH(UNANCHORED, subject, bpos, end)[0]
         if bs < 0:
             return
         bpos = be if be > bs else be + 1
@@ -284,7 +321,7 @@ def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str,
             s = mc + len(subject[mb:bs].decode("utf-8"))
             e = s + len(mt.decode("utf-8"))
             mb, mc = be, e
-        excerpt = _excerpt(text, s, e)
+        excerpt = _excerpt(src, s, e)
         key = (prefix + rule, excerpt)
         if key in seen:
             continue
@@ -292,7 +329,9 @@ def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str,
         findings.append(InjectionFinding(rule=prefix + rule, excerpt=excerpt, location=location))
 
 
-def _detect(raw: str, norm: str, location: str = "") -> list[InjectionFinding]:
+def _detect(raw: str, norm: str, location: str = "", red: str | None = None) -> list[InjectionFinding]:
+    """Findings in one string: ``raw`` as received, ``norm`` = normalise(raw), ``red``: the redaction of
+    ``norm`` (by key too, for a JSON field) when the caller has it; every excerpt is cut from it."""
     findings: list[InjectionFinding] = []
     seen: set = set()
     if not raw.isascii():
@@ -306,16 +345,16 @@ def _detect(raw: str, norm: str, location: str = "") -> list[InjectionFinding]:
             findings.append(InjectionFinding(rule="hidden_unicode_tags", excerpt=redact(hidden)[:120],
                                              location=location))
             _scan(hidden, findings, seen, location, prefix="hidden:")
+        norm_src = None
         for rule, rx in (("bidi_control", _BIDI_RX), ("zero_width_in_word", _ZW_IN_WORD_RX)):
             m = rx.search(raw)
             if m:
-                p = m.start()
-                window = normalise(raw[max(0, p - 60): p + 60])
-                findings.append(InjectionFinding(rule=rule, excerpt=_excerpt(window, 0, len(window)),
-                                                 location=location))
+                norm_src = norm_src or _Source(norm, red)
+                p = len(normalise(raw[: m.start()]))  # (normalise drops characters: the offset in norm)
+                findings.append(InjectionFinding(rule=rule, excerpt=_window(norm_src, p), location=location))
     if len(norm) < 6:
         return findings
-    _scan(norm, findings, seen, location)
+    _scan(norm, findings, seen, location, red=red)
     # identifiers (workload names are DNS-1123 labels: "ignore-all-previous-instructions"): scan the
     # words joined by - _ . as a sentence too
     if (len(norm) >= 12 and norm.split(None, 1) == [norm] and sum(norm.count(c) for c in "-_.") >= 2
@@ -351,40 +390,82 @@ def detect_injection(text: str) -> list[InjectionFinding]:
 
 
 def sanitize_text(text: str, *, location: str = "") -> SanitizedText:
-    """Normalise, collect injection findings (on the raw text, so hidden text is seen), redact."""
+    """Normalise, redact, collect injection findings (on the raw text, so hidden text is seen; excerpts from
+    the redacted text)."""
     if not isinstance(text, str):
         text = "" if text is None else str(text)
     norm = normalise(text)
-    findings = _detect(text, norm, location) if text else []
     red, n = redact_with_count(norm)
+    findings = _detect(text, norm, location, red) if text else []
     return SanitizedText(text=red, injections=findings, redactions=n)
 
 
-def _normalise_value(obj: Any, findings: list[InjectionFinding], path: str) -> Any:
+def _normalise_value(obj: Any, leaves: list, path: str) -> Any:
+    """normalise every string; ``leaves`` gets (raw, normalised, location, is_key) of every string in the
+    order the findings are reported (a key before its value)."""
     if isinstance(obj, str):
         norm = normalise(obj)
-        if len(findings) < 500:
-            findings.extend(_detect(obj, norm, path))
+        leaves.append((obj, norm, path, False))
         return norm
     if isinstance(obj, dict):
         out = {}
         for k, v in obj.items():
             nk = normalise(k) if isinstance(k, str) else k
-            if isinstance(k, str) and len(findings) < 500:
-                findings.extend(_detect(k, nk, f"{path}.{nk}" if path else str(nk)))
-            out[nk] = _normalise_value(v, findings, f"{path}.{nk}" if path else str(nk))
+            loc = f"{path}.{nk}" if path else str(nk)
+            if isinstance(k, str):
+                leaves.append((k, nk, loc, True))
+            out[nk] = _normalise_value(v, leaves, loc)
         return out
     if isinstance(obj, (list, tuple)):
-        return [_normalise_value(v, findings, f"{path}[{i}]") for i, v in enumerate(obj)]
+        return [_normalise_value(v, leaves, f"{path}[{i}]") for i, v in enumerate(obj)]
     return obj
+
+
+_AMBIGUOUS = object()
+_WITHHELD = "[REDACTED:excerpt]"  # the excerpt source of a string whose redacted copy cannot be told apart
+
+
+def _redacted_leaves(norm: Any, red: Any, path: str, values: dict, keys: dict) -> None:
+    """location -> redacted string, for every string of ``norm`` (values) and every string key (keys), from
+    the structure-aware redaction ``red`` of ``norm`` (same shape: redact_value keeps the order of keys)."""
+    def put(table: dict, loc: str, v: Any) -> None:
+        table[loc] = _AMBIGUOUS if loc in table else v
+
+    if isinstance(norm, str):
+        put(values, path, red if isinstance(red, str) else _WITHHELD)
+    elif isinstance(norm, dict):
+        same = isinstance(red, dict) and len(red) == len(norm)
+        pairs = zip(norm.items(), red.items()) if same else ((item, (None, None)) for item in norm.items())
+        for (nk, v), (rk, rv) in pairs:
+            loc = f"{path}.{nk}" if path else str(nk)
+            if isinstance(nk, str):
+                put(keys, loc, rk if isinstance(rk, str) else _WITHHELD)
+            _redacted_leaves(v, rv, loc, values, keys)
+    elif isinstance(norm, list):
+        same = isinstance(red, list) and len(red) == len(norm)
+        for i, v in enumerate(norm):
+            _redacted_leaves(v, red[i] if same else None, f"{path}[{i}]", values, keys)
 
 
 def sanitize_value(obj: Any) -> tuple[Any, list[InjectionFinding]]:
     """normalise every string + structure-aware redaction + injection findings from every string
-    (each finding carries the JSON path where it was found in ``location``)."""
+    (each finding carries the JSON path where it was found in ``location``; its excerpt is cut from the
+    redacted string, so a value redacted because of its key is not shown either)."""
     findings: list[InjectionFinding] = []
-    norm = _normalise_value(obj, findings, "")
+    leaves: list = []
+    norm = _normalise_value(obj, leaves, "")
     red, _n = redact_value_with_count(norm)
+    values: dict = {}
+    keys: dict = {}
+    for raw, nstr, loc, is_key in leaves:
+        if len(findings) >= 500:
+            break
+        if not raw:
+            continue
+        if not values and not keys:
+            _redacted_leaves(norm, red, "", values, keys)
+        rstr = (keys if is_key else values).get(loc, _WITHHELD)
+        findings.extend(_detect(raw, nstr, loc, _WITHHELD if rstr is _AMBIGUOUS else rstr))
     return red, findings
 
 

@@ -61,7 +61,7 @@ _STRONG_LAST = {
 }
 
 # qualifiers that make "<q> key" a strong secret label
-_KEY_STRONG_PREV = {
+KEY_STRONG_PREV = {
     "api", "access", "secret", "private", "signing", "sign", "encryption", "encrypt", "master",
     "account", "client", "auth", "ssh", "license", "licence", "service", "app", "application",
     "webhook", "subscription", "storage", "shared", "admin", "deploy", "session", "crypto", "hmac",
@@ -150,6 +150,9 @@ def classify_name(name: str) -> tuple[str | None, str]:
     prev = words[-2] if len(words) >= 2 else ""
     joined = "".join(words)
 
+    if joined == "privatekeyid":
+        # GCP service-account JSON: the id of the account's key (with the client email it names the key)
+        return STRONG, "private_key_id"
     if joined in ("clientkeydata", "clientkey"):
         # kubeconfig client-key-data (base64 PEM private key)
         return STRONG, "private_key"
@@ -160,7 +163,7 @@ def classify_name(name: str) -> tuple[str | None, str]:
     if joined in ("awssecretaccesskey", "secretaccesskey", "awssecretkey"):
         return STRONG, "aws_secret_key"
     if last == "key":
-        if prev in _KEY_STRONG_PREV or prev in ("secret",):
+        if prev in KEY_STRONG_PREV or prev in ("secret",):
             kind = "private_key" if prev == "private" else ("ssh_key" if prev == "ssh" else "api_key")
             if "aws" in words and ("secret" in words or "access" in words) and prev in ("access", "secret"):
                 kind = "aws_secret_key" if "secret" in words else "api_key"

@@ -171,6 +171,13 @@ TEMPLATES: list[str] = [
     "sha256:{hex64}",
     "Digest: sha256:{hex64}",
     "Status: Downloaded newer image for {image}",
+    # ---- logins, tokens and query strings without a secret in them
+    "Login Succeeded",
+    "wandb: Currently logged in as: {user} ({project}). Use `wandb login --relogin` to force relogin",
+    "wandb: Appending key for api.wandb.ai to your netrc file: /root/.netrc",
+    "psql: error: connection to server at \"10.{o}.{o}.{o}\", port 5432 failed: FATAL:  password authentication failed for user \"{user}\"",
+    "GET /api/v1/workloads?limit=50&offset={k}&sort=name HTTP/1.1\" 200 {kb}",
+    "commit {hex40} (HEAD -> main, origin/main)",
 ]
 
 _IMAGES = ["nvcr.io/nvidia/pytorch:24.01-py3", "nvcr.io/nvidia/nemo:24.07", "ghcr.io/acme/trainer:1.4.2",

@@ -170,6 +170,41 @@ LABELLED_FORMATS: list[tuple[str, callable, list[str]]] = [
     ("url_userinfo_password", _url_password, ["url_git", "url_db", "url_pip", "url_amqp"]),
 ]
 
+def _password(rng: random.Random) -> str:
+    """A password as people and generators write them: letters and digits (at least one), a symbol or not."""
+    body = rng.choice(ALPHA) + _r(rng, ALNUM, rng.randint(8, 16))
+    return body + rng.choice(DIGITS) + rng.choice(["", "!", "#", "-x", "_7"])
+
+
+def _sas_sig(rng: random.Random) -> str:
+    # an Azure SAS signature: base64 of a 32-byte HMAC, URL-encoded in the query string
+    raw = base64.b64encode(bytes(rng.getrandbits(8) for _ in range(32))).decode()
+    return raw.replace("+", "%2B").replace("/", "%2F").replace("=", "%3D")
+
+
+def _b64_of_config(rng: random.Random) -> str:
+    text = rng.choice(["password={p}\n", "DB_USER=mlflow\nDB_PASSWORD={p}\n", '{{"user": "ci", "token": "{p}"}}',
+                       "api_key: {p}\nregion: us-east-1\n"]).format(p=_password(rng))
+    return base64.b64encode(text.encode()).decode()
+
+
+# formats that used to leak (issue 10 item 2): each embedded in the evidence it comes from
+LEAKED_FORMATS: list[tuple[str, callable, list[str]]] = [
+    ("netrc_password", _password, ["netrc_line", "netrc_multiline"]),
+    ("wandb_login_key", lambda r: _r(r, HEX, 40), ["wandb_login", "wandb_login_flags"]),
+    ("oracle_jdbc_password", _password, ["jdbc_oracle", "jdbc_oracle_json"]),
+    ("url_encoded_secret", lambda r: _r(r, B64URL.replace("-", ""), 32), ["urlenc_redirect", "urlenc_form"]),
+    ("escaped_equals_secret", _password, ["json_u003d", "js_x3d", "html_entity"]),
+    ("azure_sas_signature", _sas_sig, ["azure_sas_url", "azure_sas_connection_string"]),
+    ("discord_webhook", lambda r: _r(r, DIGITS, 19) + "/" + _r(r, B64URL, 68), ["discord_url"]),
+    ("telegram_bot_token", lambda r: str(r.randint(10 ** 8, 10 ** 10 - 1)) + ":AA" + _r(r, B64URL, 33),
+     ["telegram_url", "telegram_env"]),
+    ("gcp_private_key_id", lambda r: _r(r, HEX, 40), ["gcp_sa_json", "gcp_sa_json_escaped"]),
+    ("continued_password_flag", _password, ["shell_continuation"]),
+    ("base64_of_secret_config", _b64_of_config, ["k8s_configmap_b64", "echo_b64"]),
+    ("prose_password", _password, ["prose_with", "prose_is"]),
+]
+
 # --------------------------------------------------------------------------- realistic embeddings
 # {s} = the secret; {S}/{pod}/{ts}/{uuid}/{node} filled from realistic values
 _CONTEXTS: dict[str, str] = {
@@ -205,6 +240,29 @@ _LABELLED_CONTEXTS: dict[str, str] = {
     "url_db": "sqlalchemy.exc.OperationalError: could not connect to postgresql://mlflow:{s}@mlflow-db.ml.svc:5432/mlflow\n",
     "url_pip": "Looking in indexes: https://__token__:{s}@pypi.example.com/simple\n",
     "url_amqp": "celery.worker: Connected to amqp://worker:{s}@rabbitmq.infra:5672//\n",
+    "netrc_line": "+ echo 'machine api.wandb.ai login user password {s}' >> /root/.netrc\n",
+    "netrc_multiline": "$ cat ~/.netrc\nmachine nexus.example.com\n  login ci-bot\n  password {s}\n",
+    "wandb_login": "{ts} + wandb login {s}\n",
+    "wandb_login_flags": "+ wandb login --relogin --host=https://wandb.example.com {s}\n",
+    "jdbc_oracle": "java.sql.SQLException: Listener refused the connection: jdbc:oracle:thin:scott/{s}@oradb.ml.svc:1521/ORCL\n",
+    "jdbc_oracle_json": "{{\"spring.datasource.url\": \"jdbc:oracle:thin:app_user/{s}@//oradb:1521/FEATURES\"}}",
+    "urlenc_redirect": "GET /oauth/callback?redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb%3Faccess_token%3D{s}%26state%3Dx HTTP/1.1\n",
+    "urlenc_form": "POST /login body=user%3Dci%26password%3D{s}%26remember%3D1\n",
+    "json_u003d": "{{\"args\": \"--set db.password\\u003d{s}\\u0026db.user\\u003dml\"}}",
+    "js_x3d": "config = \"token\\x3d{s}\";\n",
+    "html_entity": "<a href=\"/reset?user=alice&amp;password&#61;{s}\">reset</a>\n",
+    "azure_sas_url": "Downloading https://acmeml.blob.core.windows.net/ckpt/model.safetensors?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-01-03T00:00:00Z&sig={s}\n",
+    "azure_sas_connection_string": "AZURE_STORAGE_SAS_URL=https://acmeml.blob.core.windows.net/data?sp=rl&st=2026-01-01&spr=https&sv=2022-11-02&sr=c&sig={s}\n",
+    "discord_url": "{ts} ERROR notifier: POST https://discord.com/api/webhooks/{s} failed: 429 Too Many Requests\n",
+    "telegram_url": "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='api.telegram.org', port=443): Max retries exceeded with url: /bot{s}/sendMessage\n",
+    "telegram_env": "    - name: ALERT_CHANNEL\n      value: telegram://{s}@chat\n",
+    "gcp_sa_json": "{{\"type\": \"service_account\", \"project_id\": \"acme-ml\", \"private_key_id\": \"{s}\", \"client_email\": \"trainer@acme-ml.iam.gserviceaccount.com\"}}",
+    "gcp_sa_json_escaped": "{{\"log\":\"loaded credentials {{\\\"private_key_id\\\": \\\"{s}\\\"}}\\n\"}}",
+    "shell_continuation": "+ mlflow server \\\n    --backend-store-uri postgresql://mlflow@db/mlflow \\\n    --password \\\n    {s} \\\n    --port 5000\n",
+    "k8s_configmap_b64": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: train-env\nbinaryData:\n  app.env: {s}\n",
+    "echo_b64": "+ echo {s} | base64 -d > /workspace/.env\n",
+    "prose_with": "{ts} INFO db: connecting to mlflow-db as admin with password {s}\n",
+    "prose_is": "NOTE: the temporary password is {s} (change it after the first login)\n",
 }
 
 
@@ -239,7 +297,7 @@ def known_format_samples(per_format: int = 12, seed: int = 7) -> list[Sample]:
             if name == "slack_webhook_url":
                 look = secret.split("/services/", 1)[1]  # the T…/B…/secret path is the credential
             out.append(Sample(name, look, text, ctx))
-    for name, gen, ctxs in LABELLED_FORMATS:
+    for name, gen, ctxs in LABELLED_FORMATS + LEAKED_FORMATS:
         for i in range(per_format):
             secret = gen(rng)
             ctx = ctxs[i % len(ctxs)]
@@ -393,6 +451,33 @@ def hard_negatives(n_random: int = 400, seed: int = 13) -> list[str]:
         "ETag: \"" + _r(rng, HEX, 32) + "\"",
         "TORCH_NCCL_ASYNC_ERROR_HANDLING=1",
         "sk-learn pipeline step finished",
+        # look-alikes of the formats of issue 10 item 2: the word without a value, values that are not secrets
+        "Login Succeeded",
+        "login succeeded for user alice",
+        "machine gpu-node-07 login failed: Permission denied (publickey)",
+        "wandb: Currently logged in as: alice (acme-ml). Use `wandb login --relogin` to force relogin",
+        "wandb: Appending key for api.wandb.ai to your netrc file: /root/.netrc",
+        "jdbc:oracle:thin:@oradb.ml.svc:1521/ORCL",
+        "spring.datasource.url=jdbc:oracle:thin:@//oradb:1521/FEATURES",
+        "GET /api/v1/workloads?limit=50&offset=100&sort=name HTTP/1.1\" 200",
+        "GET /oauth/callback?redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb%3Ftab%3Dlogs%26page%3D2 HTTP/1.1",
+        "GET /v2/acme/trainer/blobs/uploads/?digest=sha256%3A" + _r(rng, HEX, 64) + " HTTP/1.1",
+        "login with password authentication failed for user \"mlflow\"",
+        "the password is incorrect (2 attempts left)",
+        "password must be at least 12 characters long",
+        "using the token provided by the service account",
+        "authenticated with token from /var/run/secrets/tokens/hf",
+        "the secret is mounted at /etc/creds",
+        "token was refreshed",
+        "password reset link sent to alice@example.com",
+        "private_key_id field missing in credentials file",
+        "Discord notification sent to channel #ml-alerts",
+        "telegram: message 4812 delivered to chat 92817",
+        "max_new_tokens\\u003d512",
+        "commit " + _r(rng, HEX, 40) + " (HEAD -> main, origin/main)",
+        "--password-file /etc/db/password \\",
+        "data: " + base64.b64encode(b'{"token_type": "Bearer", "expires_in": 3600}').decode(),
+        "note: " + base64.b64encode(b"password rotation is due on 2026-02-01").decode(),
     ]
     out = list(fixed)
     for _ in range(n_random):

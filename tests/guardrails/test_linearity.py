@@ -16,6 +16,7 @@ import time
 import pytest
 
 from guardrails import redact, redaction, sanitize_text
+from guardrails.redaction import engine, periodic, re2util
 from guardrails import injection as inj
 
 RATIO_MAX = 8.0
@@ -125,6 +126,8 @@ def test_long_base64_token_linear():
 
 
 # ----------------------------------------------------------------------------------- the shortcuts are exact
+_FULL = engine.full_matchers()[0]  # the main matcher with every known format
+
 _UNITS = [
     "token: ", "password=", "key=", "http://a:b@", "?token=", '\\"', "- name: DB_PASSWORD\n  value: ", "eyJhbGciOi.",
     "Bearer ", "Authorization: Bearer abc123XYZdef ", "ghp_" + "a1B2" * 9 + " ", "x_token: expired ", "a=b; ",
@@ -134,9 +137,9 @@ _UNITS = [
 
 
 def _both(text: str, monkeypatch) -> tuple:
-    monkeypatch.setattr(redaction, "_PERIOD_MIN_SPAN", 32)
+    monkeypatch.setattr(engine, "PERIOD_MIN_SPAN", 32)
     fast = redaction.redact_with_count(text)
-    monkeypatch.setattr(redaction, "_PERIOD_MIN_SPAN", 1 << 60)
+    monkeypatch.setattr(engine, "PERIOD_MIN_SPAN", 1 << 60)
     plain = redaction.redact_with_count(text)
     return fast, plain
 
@@ -169,10 +172,10 @@ def test_periodic_shortcut_generated(monkeypatch):
 
 def test_periodic_shortcut_is_used():
     # the bench families above the threshold are decided per unit once, not searched per copy
-    assert redaction._FULL.lookahead.bound(" token: token:") is not None
-    assert redaction._FULL.lookahead.bound("http://a:b@") is not None
-    assert redaction._FULL.lookahead.bound("eyJhbGciOi.") is not None
-    assert redaction._FULL.lookahead.bound("a" * 5) is None  # one run of name characters: no bound
+    assert _FULL.lookahead.bound(" token: token:") is not None
+    assert _FULL.lookahead.bound("http://a:b@") is not None
+    assert _FULL.lookahead.bound("eyJhbGciOi.") is not None
+    assert _FULL.lookahead.bound("a" * 5) is None  # one run of name characters: no bound
     text = "http://a:b@" * 20_000
     assert redact(text) == "http://a:[REDACTED:url_password]@" * 20_000
 
@@ -180,22 +183,22 @@ def test_periodic_shortcut_is_used():
 def test_context_rules_need_a_separator_character():
     # rule_for skips the context rules for a candidate without any of _CTX_CHARS: no context rule can match
     # a text made of the other characters
-    tree = redaction._FULL.lookahead.build()
+    tree = _FULL.lookahead.build()
     assert tree is not None
-    alphabet = redaction._SAFE - frozenset(redaction._CTX_CHARS)
-    assert not any(redaction._possible(t, alphabet) for t in tree[1][: redaction._FULL.nctx])
+    alphabet = periodic.SAFE - frozenset(periodic.CTX_CHARS)
+    assert not any(periodic.possible(t, alphabet) for t in tree[1][: _FULL.nctx])
     # ... while each can match something
-    assert all(redaction._possible(t, redaction._SAFE) for t in tree[1][: redaction._FULL.nctx])
+    assert all(periodic.possible(t, periodic.SAFE) for t in tree[1][: _FULL.nctx])
 
 
 def test_rule_for_matches_one_set_of_all_patterns():
     import re2
 
-    o = redaction._opts()
+    o = re2util.options()
     o.never_capture = True
     one = re2.Set.FullMatchSet(o)
-    for p in redaction._FULL.patterns:
-        one.Add(redaction._no_names(p))
+    for p in _FULL.patterns:
+        one.Add(re2util.without_group_names(p))
     one.Compile()
     rnd = random.Random(5)
     cands = ["ghp_" + _rand(_ALNUM, 36), "gho_" + _rand(_ALNUM, 36), "AKIA" + _rand(string.ascii_uppercase, 16),
@@ -205,12 +208,12 @@ def test_rule_for_matches_one_set_of_all_patterns():
     cands += [_rand(rnd.choice([_ALNUM, _ALNUM + "_-.", _ALNUM + ":= "]), rnd.randint(8, 60)) for _ in range(300)]
     for c in cands:
         b = c.encode()
-        if redaction._FULL.search(re2._Anchor.ANCHOR_BOTH, b, 0, len(b))[0][0] < 0:
+        if _FULL.search(re2util.ANCHOR_BOTH, b, 0, len(b))[0][0] < 0:
             continue  # rule_for is asked about candidates only: texts some rule matches entirely
         idx = one.Match(b)
-        want = redaction._FULL.rules[min(idx)] if idx else None
+        want = _FULL.rules[min(idx)] if idx else None
         for _ in range(2):  # the second time from the prefix cache
-            assert redaction._FULL.rule_for(b) is want, c
+            assert _FULL.rule_for(b) is want, c
 
 
 def test_text_without_gated_literals_is_scanned_without_those_formats():
@@ -219,12 +222,12 @@ def test_text_without_gated_literals_is_scanned_without_those_formats():
     from guardrails.corpora import benign_lines, generic_samples, known_format_samples
 
     texts = [s.text for s in known_format_samples()] + [s.text for s in generic_samples()] + benign_lines(300)
-    texts = [t for t in texts if not any(lit in t for lit in redaction._GATED_LITERALS)]
+    texts = [t for t in texts if not any(lit in t for lit in engine.GATED_LITERALS)]
     rnd = random.Random(3)
     for _ in range(400):
         t = "".join(rnd.choice(texts) + rnd.choice(["", " ", "\n", "=", "+", "/"]) for _ in range(rnd.randint(1, 5)))
-        full, lite = redaction._Counter(False), redaction._Counter(True)
-        assert (redaction._sub(full.full, t, 0, full), full.n) == (redaction._sub(lite.full, t, 0, lite), lite.n), t
+        full, lite = engine.Counter(False), engine.Counter(True)
+        assert (engine.sub(full.full, t, 0, full), full.n) == (engine.sub(lite.full, t, 0, lite), lite.n), t
     # ... and the gated formats are still found where their literal is
     tf = "xY9abcdefghijk.atlasv1." + "Ab9_" * 20
     az = "abc1Q~" + "Zy8x7Wv6U5t4S3r2Q1p0O9n8M7l6K5j4"

@@ -1,0 +1,150 @@
+"""Compiled rule sets: one re2 alternation per set of rules, and the way back from a candidate span to
+the rule that produced it.
+
+1. ``coarse``: the alternation of every rule with its groups made non-capturing: one DFA pass over the
+   text, found match by match with re2's low-level ``RE2.Match``.
+2. for each candidate span a ``FullMatchSet`` names the rule (the lowest index matching the span exactly
+   is the alternative that leftmost-first semantics chose), then only that rule's own regex runs on the
+   (short) span to extract its groups.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import re2
+
+from .heuristics import CHECKED_KINDS
+from .periodic import PLAIN, Lookahead, advance
+from .re2util import ANCHOR_BOTH, ANCHOR_START, marker, options, without_group_names
+
+_LONG_CAND = 2048  # candidates longer than this get their groups without re2's NFA (see CompiledRule.spans)
+PREFIX_CACHE = 1024  # distinct token prefixes analysed per process (then the known-format set decides)
+
+class CompiledRule:
+    __slots__ = ("typ", "name", "pattern", "rx", "gidx", "ngroups", "split", "marker", "check")
+
+    def __init__(self, typ: str, name: str, pattern: str) -> None:
+        self.typ = typ          # "ctx" (a callback decides) or "known" (a token format)
+        self.name = name        # context rule name, or the kind of a known format
+        self.pattern = pattern
+        self.marker = marker(name)
+        self.check = typ == "known" and name in CHECKED_KINDS  # check_known has a test for it
+        self.rx = re2.compile(pattern, options(64 << 20)) if typ == "ctx" else None
+        self.gidx = dict(self.rx.groupindex) if self.rx is not None else {}
+        self.ngroups = self.rx.groups if self.rx is not None else 0
+        self.split: Any = None  # (head, value, value group index) or False; built on first long candidate
+
+    def _split(self) -> Any:
+        """For a rule whose value group ends the pattern: the part before it (with its groups) and the value
+        (without groups), to split a long candidate with two DFA passes instead of one NFA pass."""
+        if self.split is None:
+            self.split = False
+            pattern, vg = self.pattern, f"(?P<{self.name}_val>"
+            if vg in pattern and pattern.endswith(")"):
+                i = pattern.index(vg)
+                try:
+                    val = re2.compile(pattern[i + len(vg):-1], options(64 << 20))
+                    head = re2.compile(pattern[:i], options(64 << 20))
+                except re2.error:
+                    return self.split
+                if val.groups == 0 and all(self.gidx.get(g) == j for g, j in head.groupindex.items()):
+                    self.split = (head, val, self.gidx[f"{self.name}_val"])
+        return self.split
+
+    def spans(self, cand: str) -> "list[tuple[int, int]] | None":
+        """Spans of every group of this rule's full match of ``cand`` (positions in ``cand``)."""
+        if not cand.isascii():
+            mm = self.rx.fullmatch(cand)
+            return None if mm is None else [mm.span(i) for i in range(self.ngroups + 1)]
+        b = cand.encode("ascii")
+        n = len(b)
+        split = self._split() if n > _LONG_CAND else False
+        if split:
+            # leftmost-first takes the first completion of the head (in priority order) after which
+            # the value can match the rest: when the head's own first completion leaves a rest the
+            # value matches entirely, that is the split, and no NFA runs over the long value
+            head, val, vidx = split
+            hs = head._regexp.Match(ANCHOR_START, b, 0, n)
+            if hs[0][0] >= 0:
+                he = hs[0][1]
+                if val._regexp.Match(ANCHOR_BOTH, b, he, n)[0][0] >= 0:
+                    out = [(0, n)] + hs[1:] + [(-1, -1)] * (self.ngroups + 1 - len(hs))
+                    out[vidx] = (he, n)
+                    return out
+        sp = self.rx._regexp.Match(ANCHOR_BOTH, b, 0, n)
+        return sp if sp[0][0] >= 0 else None
+
+
+@functools.lru_cache(maxsize=None)
+def fullmatch_set(patterns: tuple[str, ...]) -> Any:
+    """re2.Set (anchored both ends) of the patterns, as its low-level Match: bytes -> [indices]."""
+    o = options()
+    o.never_capture = True
+    st = re2.Set.FullMatchSet(o)
+    for p in patterns:
+        st.Add(without_group_names(p))
+    st.Compile()
+    return st._set.Match
+
+
+class Matcher:
+    """Two-phase matching, linear and cheap per candidate.
+
+    1. ``coarse``: the alternation of every rule with its groups made non-capturing: one DFA pass over
+       the text, found match by match with re2's low-level ``RE2.Match`` (the Python ``finditer`` wrapper
+       costs ~1 µs per match on its own).
+    2. for each candidate span a ``FullMatchSet`` names the rule (the lowest index matching the span
+       exactly is the alternative that leftmost-first semantics chose), then only that rule's own regex
+       runs on the (short) span to extract its groups.
+    """
+
+    def __init__(self, ctx: list[tuple[str, str]], known: list[tuple[str, str]]) -> None:
+        self.rules = [CompiledRule("ctx", n, p) for n, p in ctx] + [CompiledRule("known", k, p) for k, p in known]
+        self.patterns = [p for _n, p in ctx] + [p for _k, p in known]
+        o = options()
+        o.never_capture = True
+        self.coarse = re2.compile("|".join(f"(?:{without_group_names(p)})" for p in self.patterns), o)
+        self.search = self.coarse._regexp.Match  # (anchor, bytes, pos, endpos) -> [(start, end)]
+        # which rule matched a candidate: the lowest index among the patterns matching it exactly.  Two
+        # sets (context rules, then known formats): one set of both costs 3-4 µs per random-looking
+        # token (its DFA tracks both families at once), the two ~0.4 µs each.
+        self.nctx = len(ctx)
+        self.ctx_set = self._set([p for _n, p in ctx]) if ctx else None
+        self.known_set = self._set([p for _k, p in known]) if known else None
+        self.lookahead = Lookahead(self.patterns)
+        self.by_prefix: dict[bytes, "CompiledRule | bool"] = {}
+
+    @staticmethod
+    def _set(patterns: list[str]) -> Any:
+        return fullmatch_set(tuple(patterns))
+
+    def rule_for(self, cand: bytes) -> "CompiledRule | None":
+        """The rule that matched the (UTF-8 encoded) candidate span."""
+        if cand.translate(None, PLAIN):
+            if self.ctx_set is not None:
+                idx = self.ctx_set(cand)
+                if idx:
+                    return self.rules[min(idx)]
+        else:
+            # a bare token: only known formats can match it; when a single one can start with its first
+            # characters, that is the one the scan matched (no set to run)
+            key = cand[:6] if cand[:1] == b"\\" else cand[:4]
+            rule = self.by_prefix.get(key)
+            if rule is None and len(self.by_prefix) < PREFIX_CACHE:
+                rule = self.by_prefix[key] = self._unique_known(key)
+            if rule:
+                return rule
+        idx = self.known_set(cand) if self.known_set is not None else None
+        return self.rules[self.nctx + min(idx)] if idx else None
+
+    def _unique_known(self, prefix: bytes) -> "CompiledRule | bool":
+        """The only known format that can match a text starting with ``prefix`` (False if not one)."""
+        tree = self.lookahead.build()
+        if tree is None:
+            return False
+        text = prefix.decode("ascii")
+        found = [i for i, t in enumerate(tree[1][self.nctx:]) if len(text) in advance(t, text, frozenset({0}))]
+        return self.rules[self.nctx + found[0]] if len(found) == 1 else False
+
