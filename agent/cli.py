@@ -232,6 +232,10 @@ def guardrails_report(
         Path(out).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
+from agent.entrypoints.lifecycle_cmd import lifecycle as _lifecycle_cmd  # noqa: E402  (issue 11; moves with cli.py)
+app.command("lifecycle")(_lifecycle_cmd)
+
+
 def main() -> None:  # console-script entry point
     app()
 
