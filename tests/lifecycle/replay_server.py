@@ -11,7 +11,8 @@ import yaml
 
 
 class ReplayServer:
-    def __init__(self, cassette: Path):
+    def __init__(self, cassette: Path, routes=None):
+        """``routes(path)`` may answer a request first: ``(status, body bytes, content type)`` or None."""
         doc = yaml.safe_load(cassette.read_text())
         self.answers: dict[str, tuple[int, bytes]] = {}
         for it in doc["interactions"]:
@@ -28,9 +29,14 @@ class ReplayServer:
 
             def do_GET(self):
                 srv.requests.append("GET " + self.path)
-                status, body = srv.answers.get(self.path, (404, b'{"kind":"Status","code":404}'))
+                ctype = "application/json"
+                hit = routes(self.path) if routes else None
+                if hit is not None:
+                    status, body, ctype = hit
+                else:
+                    status, body = srv.answers.get(self.path, (404, b'{"kind":"Status","code":404}'))
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
