@@ -234,8 +234,6 @@ def guardrails_report(
 
 from agent.entrypoints.lifecycle_cmd import lifecycle as _lifecycle_cmd  # noqa: E402  (issue 11; moves with cli.py)
 app.command("lifecycle")(_lifecycle_cmd)
-
-
 def main() -> None:  # console-script entry point
     app()
 
