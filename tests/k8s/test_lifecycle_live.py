@@ -69,3 +69,26 @@ def test_scenario_live(name, lc_admin, kube_apiserver, field_proxy):
     check(name, result.model_dump(mode="json"))
     if built.via_proxy:
         assert set(field_proxy.methods) == {"GET"}
+
+
+def test_cli_against_the_real_apiserver(lc_admin, kube_apiserver, tmp_path):
+    """The command itself on the real server: --json exit 0, and a refused token exit 4 (a real 401)."""
+    import json
+
+    import yaml
+    from typer.testing import CliRunner
+
+    from agent.cli import app
+    from tools.kube import kubeconfig_for
+
+    built = world.BUILDERS["image-pull-backoff"](lc_admin)
+    res = CliRunner().invoke(app, ["lifecycle", built.name, "-n", built.ns, "--kubeconfig",
+                                   str(kube_apiserver.kubeconfig), "--kind", "job", "--json"])
+    assert res.exit_code == 0, res.output
+    check("image-pull-backoff", json.loads(res.stdout))
+    bad = tmp_path / "bad-kubeconfig"
+    bad.write_text(yaml.safe_dump(kubeconfig_for(kube_apiserver.server, "not-the-token",
+                                                 ca_file=str(kube_apiserver.ca_file))))
+    res = CliRunner().invoke(app, ["lifecycle", built.name, "-n", built.ns, "--kubeconfig", str(bad)])
+    assert res.exit_code == 4, res.output
+    assert "refused the credentials" in res.stderr and "not-the-token" not in res.output
