@@ -17,14 +17,10 @@ from typing import Any, Callable, Optional
 import typer
 from typer.core import TyperGroup
 
+from agent.entrypoints.errors import fail
+
 PLUGIN_GROUP = "workload_diagnose.commands"
 EXTRA_HINT = "pip install 'workload-diagnose[evals]' (in a source checkout: pip install -e '.[evals]')"
-
-
-def fail(msg: str, code: int) -> None:
-    """The one-line error every command prints for a failure that produced no result."""
-    typer.echo(f"workload-diagnose: error: {msg}", err=True)
-    raise typer.Exit(code)
 
 
 def handled(fn: Callable[[], Any], *more: tuple[type[BaseException], int]) -> Any:
@@ -184,6 +180,11 @@ def _print_report(text: str) -> None:
                 con.print(escape(line), highlight=False)
     else:
         sys.stdout.write(text)
+
+
+from agent.entrypoints.lifecycle_cmd import lifecycle  # noqa: E402  (Kueue/KubeRay lifecycle view, issue 11)
+
+app.command("lifecycle")(lifecycle)
 
 
 def main() -> None:  # console-script entry point

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+import typer
+
 from tools.base import ErrorKind, ToolFailure
 from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput
 
@@ -39,8 +41,8 @@ class Failure:
 
 FAILURES: tuple[Failure, ...] = (
     Failure(InvalidInput, EXIT_USAGE, 422, "bad input: nothing was requested"),
-    Failure(ApiUnavailable, EXIT_UNREACHABLE, _unavailable_status, "the Run:ai API cannot be reached"),
-    Failure(ApiAuthError, EXIT_AUTH, _auth_status, "the Run:ai API refused the credentials"),
+    Failure(ApiUnavailable, EXIT_UNREACHABLE, _unavailable_status, "the API (Run:ai or Kubernetes) cannot be reached"),
+    Failure(ApiAuthError, EXIT_AUTH, _auth_status, "the API (Run:ai or Kubernetes) refused the credentials"),
 )
 HANDLED: tuple[type[BaseException], ...] = tuple(f.exc for f in FAILURES)
 
@@ -59,3 +61,9 @@ def exit_code(e: BaseException) -> int:
 def http_status(e: BaseException) -> int:
     s = _lookup(e).http_status
     return s if isinstance(s, int) else s(e)
+
+
+def fail(msg: str, code: int) -> None:
+    """The one-line error every command prints for a failure that produced no result."""
+    typer.echo(f"workload-diagnose: error: {msg}", err=True)
+    raise typer.Exit(code)

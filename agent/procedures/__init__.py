@@ -9,6 +9,7 @@ from importlib import import_module
 
 REGISTRY: dict[str, str] = {
     "runai_failed": "agent.procedures.runai_failed.graph",  # Run:ai: why did my workload fail?
+    "lifecycle": "agent.procedures.lifecycle.graph",  # Kueue/KubeRay: the first incomplete lifecycle layer
 }
 
 

@@ -1,0 +1,221 @@
+"""The procedure's steps: one small function per step (``graph.py`` wires them).
+
+Each node takes the State and the run's ``Runtime[Context]`` and returns only what it adds. The run's own read
+decides where the procedure goes: a ``Command`` straight to the phase walk when no Job or RayJob exists (nothing
+else to read: ``Submitted`` is pending).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from agent.model.findings import Call, Limitation
+from agent.procedures.lifecycle import phases as ph
+from agent.procedures.lifecycle.context import Context
+from agent.procedures.lifecycle.state import State, Step
+from tools.kube import KubeError
+from tools.runai import ApiAuthError, ApiUnavailable
+
+
+class LifecycleAuthError(ApiAuthError):
+    """The cluster refused the credentials (the one failure table: exit 4)."""
+
+
+class LifecycleUnavailable(ApiUnavailable):
+    """The Kubernetes API could not be reached (the one failure table: exit 3)."""
+
+
+def _tracked(ctx: Context, step: int, fn: Callable[[], Any]) -> tuple[Any, dict]:
+    """Run reads; return their value and the findings they add (calls, injections, a limitation on failure)."""
+    r = ctx.kube
+    n_calls, n_inj = len(r.calls), len(r.injections)
+    err: KubeError | None = None
+    value = None
+    try:
+        value = fn()
+    except KubeError as e:
+        err = e
+    upd: dict = {"calls": [Call(step=step, tool="kubernetes", request=c.request, status=c.status)
+                           for c in r.calls[n_calls:]],
+                 "injections": list(r.injections[n_inj:])}
+    if err is not None:
+        upd["limitations"] = [Limitation(step=step, text=f"{err.kind}: {err.message}")]
+    return (value, err), upd
+
+
+def _fatal(err: KubeError) -> None:
+    if err.kind in ("unauthorized", "forbidden"):
+        raise LifecycleAuthError(f"the Kubernetes API refused the credentials ({err.message})")
+    if err.kind == "unavailable":
+        raise LifecycleUnavailable(f"the Kubernetes API could not be reached ({err.message})")
+
+
+def _owned_by(obj: dict | None, kind: str, name: str) -> bool:
+    refs = ((obj or {}).get("metadata") or {}).get("ownerReferences") or []
+    return any(r.get("kind") == kind and r.get("name") == name for r in refs)
+
+
+# --------------------------------------------------------------------------------------------- steps
+def resolve_run(state: State, runtime: Runtime[Context]) -> Command:
+    """Submitted — find the run: a batch/v1 Job or a RayJob (``--kind auto``: a Job owned by a same-name RayJob,
+    KubeRay's submitter, means the RayJob)."""
+    req, ctx = state.request, runtime.context
+    ctx.step("read the run")
+    r = ctx.kube
+
+    def reads():
+        job = r.job(req.namespace, req.name) if req.kind in ("auto", "job") else None
+        rj = r.rayjob(req.namespace, req.name) if req.kind in ("auto", "rayjob") else None
+        return job, rj
+
+    (value, err), upd = _tracked(ctx, Step.RUN, reads)
+    if err is not None:
+        _fatal(err)
+        upd["kind"] = None
+        return Command(goto="walk_phases", update=upd)
+    job, rj = value
+    lims: list[Limitation] = []
+    if job is not None and rj is not None:
+        if _owned_by(job, "RayJob", req.name):
+            kind = "RayJob"
+        else:
+            kind = "Job"
+            lims.append(Limitation(step=Step.RUN, text=f"both a Job and a RayJob named {req.name} exist and the Job "
+                                                       "is not the RayJob's submitter: the Job is shown (pass --kind "
+                                                       "rayjob for the RayJob)"))
+    else:
+        kind = "Job" if job is not None else "RayJob" if rj is not None else None
+    upd.update(kind=kind, job=job if kind == "Job" else None, rayjob=rj if kind == "RayJob" else None)
+    if lims:
+        upd["limitations"] = upd.get("limitations", []) + lims
+    if kind is None:
+        return Command(goto="walk_phases", update=upd)
+    if kind == "RayJob":
+        upd["raycluster_name"] = ((rj or {}).get("status") or {}).get("rayClusterName") or None
+    return Command(goto="read_queue", update=upd)
+
+
+def read_queue(state: State, runtime: Runtime[Context]) -> dict:
+    """Kueue admission — the run's Workload(s), by the job-uid label, else by owner reference."""
+    ctx = runtime.context
+    ctx.step("read Kueue Workloads")
+    obj = state.job if state.kind == "Job" else state.rayjob
+    md = (obj or {}).get("metadata") or {}
+    (items, err), upd = _tracked(ctx, Step.QUEUE, lambda: ctx.kube.workloads(state.request.namespace,
+                                                                            md.get("uid"), state.request.name))
+    if err is not None and err.kind == "not_found":  # Kueue's CRD is not installed: no Workload can exist
+        upd["limitations"] = [Limitation(step=Step.QUEUE, text="Kueue Workloads are not served by this cluster "
+                                                               "(workloads.kueue.x-k8s.io not found)")]
+        return {**upd, "workloads": []}
+    return {**upd, "workloads": None if err is not None else items}
+
+
+def read_raycluster(state: State, runtime: Runtime[Context]) -> dict:
+    """RayCluster — the cluster the RayJob names in ``status.rayClusterName``."""
+    if state.kind != "RayJob" or not state.raycluster_name:
+        return {}
+    ctx = runtime.context
+    ctx.step("read RayCluster")
+    (rc, err), upd = _tracked(ctx, Step.RAYCLUSTER,
+                              lambda: ctx.kube.raycluster(state.request.namespace, state.raycluster_name))
+    return {**upd, "raycluster": rc}
+
+
+def pod_selector(state: State) -> str:
+    if state.kind == "RayJob":
+        return f"ray.io/cluster={state.raycluster_name}"
+    return f"job-name={state.request.name}"
+
+
+def read_pods(state: State, runtime: Runtime[Context]) -> dict:
+    """Pod scheduling onwards — the pods (``job-name=`` for a Job, ``ray.io/cluster=`` for a RayJob)."""
+    ctx = runtime.context
+    if state.kind == "RayJob" and not state.raycluster_name:
+        return {"pods": []}  # no RayCluster yet: no pods can belong to it
+    ctx.step("list pods")
+    (pods, err), upd = _tracked(ctx, Step.PODS, lambda: ctx.kube.pods(state.request.namespace, pod_selector(state)))
+    if pods is not None and len(pods) >= 100:
+        upd.setdefault("limitations", []).append(Limitation(step=Step.PODS, text="only the first 100 pods were read"))
+    return {**upd, "pods": None if err is not None else pods}
+
+
+def read_claims(state: State, runtime: Runtime[Context]) -> dict:
+    """DRA allocation — every ResourceClaim the pods reference (none read when none is referenced)."""
+    ctx = runtime.context
+    snap = ph.Snapshot(name=state.request.name, namespace=state.request.namespace, now=state.request.now,
+                       kind=state.kind, pods=state.pods)
+    refs = [n for n in ph.claim_refs(snap) if not n.startswith("(")]
+    if not refs:
+        return {}
+    ctx.step("read ResourceClaims")
+
+    def reads():
+        return {n: ctx.kube.resource_claim(state.request.namespace, n) for n in refs}
+
+    (claims, err), upd = _tracked(ctx, Step.CLAIMS, reads)
+    if err is not None:
+        return {**upd, "claims_error": f"{err.kind}: {err.message}"}
+    return {**upd, "claims": claims}
+
+
+def read_events(state: State, runtime: Runtime[Context]) -> dict:
+    """Events of each object read: the run, its Workloads, RayCluster, pods (bounded) and claims."""
+    ctx = runtime.context
+    ns = state.request.namespace
+    targets: list[tuple[str, str]] = [(state.kind or "", state.request.name)]
+    targets += [("Workload", (w.get("metadata") or {}).get("name")) for w in state.workloads or []]
+    if state.raycluster is not None:
+        targets.append(("RayCluster", state.raycluster_name or ""))
+    pods = state.pods or []
+    targets += [("Pod", (p.get("metadata") or {}).get("name")) for p in pods[: ctx.max_pods_with_events]]
+    targets += [("ResourceClaim", n) for n, c in state.claims.items() if c is not None]
+    ctx.step("list events")
+    events: dict[str, list[dict]] = {}
+    upd: dict = {"calls": [], "injections": [], "limitations": []}
+    for kind, name in targets:
+        if not kind or not name:
+            continue
+        (evs, err), u = _tracked(ctx, Step.EVENTS, lambda k=kind, n=name: ctx.kube.events(ns, k, n))
+        for key in upd:
+            upd[key] += u.get(key, [])
+        if err is None:
+            events[f"{kind}/{name}"] = evs
+    if len(pods) > ctx.max_pods_with_events:
+        upd["limitations"].append(Limitation(step=Step.EVENTS, text=f"events were read for the first "
+                                                                    f"{ctx.max_pods_with_events} of {len(pods)} pods"))
+    return {**upd, "events": events}
+
+
+def snapshot(state: State) -> ph.Snapshot:
+    events = {}
+    for key, evs in state.events.items():
+        kind, _, name = key.partition("/")
+        events[(kind, name)] = evs
+    return ph.Snapshot(name=state.request.name, namespace=state.request.namespace, now=state.request.now,
+                       kind=state.kind, job=state.job, rayjob=state.rayjob, workloads=state.workloads,
+                       raycluster=state.raycluster, raycluster_name=state.raycluster_name, pods=state.pods,
+                       claims=state.claims, claims_error=state.claims_error, events=events)
+
+
+def walk_phases(state: State, runtime: Runtime[Context]) -> dict:
+    """The walk — every phase in order, from what was read (pure rules: ``phases.py``)."""
+    return {"phases": ph.walk(snapshot(state))}
+
+
+def profile(state: State, runtime: Runtime[Context]) -> dict:
+    """--run-profile — GPU evidence from dcgm-exporter through the Kubernetes API (bounded)."""
+    ctx = runtime.context
+    if not state.request.run_profile:
+        return {}
+    from agent.procedures.lifecycle.profile import run_profile
+
+    ctx.step("read the run profile")
+    return run_profile(state, ctx)
+
+
+def report(state: State, runtime: Runtime[Context]) -> dict:
+    from agent.procedures.lifecycle.report import build_result
+
+    return {"result": build_result(state)}

@@ -1,0 +1,196 @@
+"""GPU evidence for ``lifecycle --run-profile``: NVIDIA dcgm-exporter read through the Kubernetes API.
+
+Bounded, per refresh: at most two discovery requests (exporter pods by the official chart label, then by the GPU
+Operator's label only when the first finds none) and at most one metrics request per distinct workload node.
+
+The read-only guard of ``tools.kube`` refuses every ``proxy`` subresource, so the one proxy read this needs has its
+own, narrower guard here: :func:`check_metrics_request` allows exactly ``GET
+/api/v1/namespaces/<ns>/pods/<pod>[:<port>]/proxy/metrics`` and nothing else, checked at this reader's call and
+again in its urllib3 pool manager before a connection is opened. Discovery GETs go through the ordinary guarded
+client (``LifecycleReader``). The request's URL and credentials come from the kubernetes client's own
+``param_serialize``; the metrics body (bounded) passes the guardrails before it is parsed.
+"""
+from __future__ import annotations
+
+import copy
+import math
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import urllib3
+
+from tools.kube import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, KubeError, KubeWriteRefused
+
+DISCOVERY_SELECTORS = ("app.kubernetes.io/name=dcgm-exporter", "app=nvidia-dcgm-exporter")
+DEFAULT_PORT = 9400
+MAX_METRICS_BYTES = 8 * 1024 * 1024
+_METRICS_PATH = re.compile(r"^/api/v1/namespaces/[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?/pods/"
+                           r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?(:[0-9]{1,5})?/proxy/metrics$")
+
+
+def check_metrics_request(method: Any, url: Any) -> None:
+    """Raise :class:`KubeWriteRefused` unless this is ``GET`` of one pod's ``/proxy/metrics`` (no query)."""
+    m = str(method or "").upper()
+    try:
+        u = urlsplit(str(url))
+    except ValueError as e:
+        raise KubeWriteRefused(f"refused {m} {url!r}: unparseable URL") from e
+    if m != "GET" or not _METRICS_PATH.match(u.path) or u.query or "%" in u.path:
+        raise KubeWriteRefused(f"refused {m} {u.path}: the metrics reader only GETs a pod's /proxy/metrics")
+
+
+_guarded: dict[type, type] = {}
+_lock = threading.Lock()
+
+
+def _metrics_only(pm: Any) -> Any:
+    cls = type(pm)
+    with _lock:
+        g = _guarded.get(cls)
+        if g is None:
+            def urlopen(self, method, url, *a, **kw):
+                check_metrics_request(method, url if "://" in str(url) else f"http://x{url}")
+                return super(g, self).urlopen(method, url, *a, **kw)
+
+            g = _guarded[cls] = type("MetricsOnly" + cls.__name__, (cls,), {"urlopen": urlopen})
+    pm.__class__ = g
+    return pm
+
+
+# ------------------------------------------------------------------------------------------- parsing
+_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(\s+\S+)?\s*$')
+_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*,?\s*')
+
+
+@dataclass
+class Sample:
+    name: str
+    labels: dict[str, str]
+    value: float
+
+
+def parse_prometheus(text: str, wanted: frozenset[str]) -> list[Sample]:
+    out: list[Sample] = []
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = _SAMPLE.match(line)
+        if not m or m.group(1) not in wanted:
+            continue
+        try:
+            v = float(m.group(4))
+        except ValueError:
+            continue
+        if not math.isfinite(v) or v < 0:
+            continue  # not a figure: never reported as one
+        labels = {k: bytes(val, "utf-8").decode("unicode_escape") for k, val in _LABEL.findall(m.group(3) or "")}
+        out.append(Sample(m.group(1), labels, v))
+    return out
+
+
+def _first(labels: dict[str, str], *keys: str) -> str | None:
+    for k in keys:
+        if labels.get(k):
+            return labels[k]
+    return None
+
+
+def sample_pod(s: Sample) -> tuple[str | None, str | None, str | None]:
+    """(namespace, pod, container) of a sample: ``namespace``/``pod``/``container``, the older ``pod_namespace``/
+    ``pod_name``/``container_name``, or the ``exported_*`` names Prometheus gives them."""
+    L = s.labels
+    return (_first(L, "namespace", "pod_namespace", "exported_namespace", "exported_pod_namespace"),
+            _first(L, "pod", "pod_name", "exported_pod", "exported_pod_name"),
+            _first(L, "container", "container_name", "exported_container", "exported_container_name"))
+
+
+# -------------------------------------------------------------------------------------------- reader
+@dataclass
+class DcgmProfileReader:
+    """Discovery through the guarded ``LifecycleReader``; the metrics GET through a metrics-only transport."""
+
+    kube: Any  # tools.kube_lifecycle.LifecycleReader
+    timeouts: tuple[float, float] = (CONNECT_TIMEOUT_S, READ_TIMEOUT_S)
+    requests: dict[str, int] = field(default_factory=lambda: {"discovery": 0, "metrics": 0})
+    _pm: Any = None
+
+    @classmethod
+    def for_reader(cls, kube: Any) -> "DcgmProfileReader":
+        return cls(kube)
+
+    def close(self) -> None:
+        if self._pm is not None:
+            self._pm.clear()
+
+    def _pool(self):
+        if self._pm is None:
+            from kubernetes.client import rest
+
+            cfg = copy.deepcopy(self.kube.api_client.configuration)
+            rc = rest.RESTClientObject(cfg)
+            self._pm = _metrics_only(rc.pool_manager)
+        return self._pm
+
+    def discover(self) -> tuple[list[dict], str | None]:
+        """Exporter pods (cluster-wide list), at most two requests. (pods, why unavailable)."""
+        last_err = None
+        for sel in DISCOVERY_SELECTORS:
+            self.requests["discovery"] += 1
+            try:
+                doc = self.kube.get_json("/api/v1/pods", {"labelSelector": sel, "limit": 500},
+                                         f"list dcgm-exporter pods {sel}")
+            except KubeError as e:
+                last_err = f"exporter pods could not be listed ({e.kind}: {e.message}); listing them needs " \
+                           "cluster-wide pod read access"
+                if e.kind in ("forbidden", "unauthorized"):
+                    return [], last_err
+                continue
+            items = [p for p in doc.get("items") or [] if (p.get("status") or {}).get("phase") == "Running"]
+            if items:
+                return items, None
+        return [], last_err or "no dcgm-exporter pods found (labels " + " or ".join(DISCOVERY_SELECTORS) + ")"
+
+    def metrics(self, pod: dict) -> str:
+        """The exporter pod's current /metrics text through the pods/proxy subresource (one GET)."""
+        md, spec = pod.get("metadata") or {}, pod.get("spec") or {}
+        port = DEFAULT_PORT
+        for c in spec.get("containers") or []:
+            for p in c.get("ports") or []:
+                if p.get("name") == "metrics" or p.get("containerPort") == DEFAULT_PORT:
+                    port = int(p.get("containerPort") or DEFAULT_PORT)
+        path = (f"/api/v1/namespaces/{quote(md.get('namespace') or '', safe='')}/pods/"
+                f"{quote(md.get('name') or '', safe='')}:{port}/proxy/metrics")
+        ac = self.kube.api_client
+        method, url, headers, _b, _p = ac.param_serialize(method="GET", resource_path=path,
+                                                          header_params={"Accept": "text/plain"},
+                                                          auth_settings=["BearerToken"])
+        check_metrics_request(method, url)
+        self.requests["metrics"] += 1
+        self.kube.calls.append(_call(f"GET {path}", None))
+        try:
+            r = self._pool().request("GET", url, headers=headers, preload_content=False, retries=False,
+                                     timeout=urllib3.Timeout(connect=self.timeouts[0], read=self.timeouts[1]))
+        except KubeWriteRefused:
+            raise
+        except Exception as e:
+            raise KubeError("unavailable", f"metrics of {md.get('name')}: {type(e).__name__}") from e
+        try:
+            buf = r.read(MAX_METRICS_BYTES + 1)
+        finally:
+            r.release_conn()
+        self.kube.calls[-1] = _call(f"GET {path}", r.status)
+        if r.status in (401, 403):
+            raise KubeError("forbidden", "reading exporter metrics needs the pods/proxy subresource", r.status)
+        if r.status != 200:
+            raise KubeError("error", f"metrics of {md.get('name')}: HTTP {r.status}", r.status)
+        # parsed for numbers and a few labels only; every string kept from it passes the guardrails afterwards
+        return buf[:MAX_METRICS_BYTES].decode("utf-8", "replace")
+
+
+def _call(request: str, status: int | None):
+    from tools.kube_lifecycle import ReadCall
+
+    return ReadCall(request, status)
