@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.model.result import DiagnosisResult, Explanation
+from agent.taxonomy import NAMES
 
 
 def _evidence_texts(res: DiagnosisResult) -> list[str]:
@@ -62,7 +63,8 @@ def explain(res: DiagnosisResult, model: Any) -> Explanation:
     reasons: list[str] = []
     if marker in text:
         reasons.append("echoes the spotlight marker")
-    v = guardrails.validate_llm_output(text, category=category, evidence_texts=_evidence_texts(res))
+    v = guardrails.validate_llm_output(text, category=category, evidence_texts=_evidence_texts(res),
+                                      categories=NAMES)
     reasons += list(v.reasons)
     if res.outcome != "diagnosed":
         import re

@@ -106,7 +106,8 @@ _PCT = re.compile(r"\b(\d+)% of the\b")
 # Numbers the report derives from counting or from fixed wording, not from a tool response.
 _DERIVED = [re.compile(p) for p in (
     r"History: \d+ ", r"Recurring: \d+ ", r"in the last \d+ \w+", r"from \d+ samples", r"after \d+ attempts",
-    r"after \d+ pages", r"returned \d+ value\(s\)", r"Exit 12[67] means", r"Exit 1(?:37|43) \(SIG[A-Z]+\)",
+    r"after \d+ pages", r"returned \d+ value\(s\)", r"\d+ history record\(s\)", r"\d+ more \(from",
+    r"×\d+ similar lines", r"cut at \d+ lines", r"Exit 12[67] means", r"Exit 1(?:37|43) \(SIG[A-Z]+\)",
     r"Tier [12]\b", r"\(x\d+\)", r"\bHTTP \d{3}\b", r"\bv[12]\b", r"\b[45]xx\b", r"\b(?:exit|exit code) 137\b "
     r"\(SIGKILL\)", r"limit=\d+", r"offset=\d+", r"stopped after \d+ pages")]
 _TOKEN = re.compile(r"[A-Za-z0-9_./:+=-]*[0-9][A-Za-z0-9_./:+=-]*")

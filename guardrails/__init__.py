@@ -20,10 +20,9 @@ from .injection import (
     spotlight_instructions,
 )
 from .redaction import marker, redact, redact_value, redact_value_with_count, redact_with_count
-from .validate import CATEGORIES, ValidationResult, validate_llm_output
+from .validate import ValidationResult, validate_llm_output
 
 __all__ = [
-    "CATEGORIES",
     "InjectionFinding",
     "SanitizedText",
     "ValidationResult",

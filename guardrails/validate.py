@@ -12,7 +12,8 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import re2
 from pydantic import BaseModel, Field
@@ -20,25 +21,21 @@ from pydantic import BaseModel, Field
 from .injection import normalise
 from .redaction import redact
 
-CATEGORIES = (
-    "OOM_KILLED", "IMAGE_PULL_FAILED", "INIT_FAILED", "DATASOURCE_MOUNT_FAILED", "CRASH_APP_ERROR",
-    "NODE_FAILURE", "SCHEDULING_POLICY_TERMINATED", "UNKNOWN",
-)
-
-
 class ValidationResult(BaseModel):
     ok: bool
     reasons: list[str] = Field(default_factory=list)
 
 
-# upper-case names (also with spaces: "NODE FAILURE"), and the snake_case names in any case
-# ("oom_killed"); plain prose ("node failure", "unknown reason") is not a category claim
-_CAT_RX = re2.compile(
-    r"\b(OOM[_ ]KILLED|IMAGE[_ ]PULL[_ ]FAILED|INIT[_ ]FAILED|DATASOURCE[_ ]MOUNT[_ ]FAILED|CRASH[_ ]APP[_ ]ERROR"
-    r"|NODE[_ ]FAILURE|SCHEDULING[_ ]POLICY[_ ]TERMINATED|UNKNOWN|PREEMPTED"
-    r"|(?i:oom_killed|image_pull_failed|init_failed|datasource_mount_failed|crash_app_error|node_failure"
-    r"|scheduling_policy_terminated))\b"
-)
+@lru_cache(maxsize=4)
+def _category_rx(names: tuple[str, ...]):
+    """A claim of a category in text: upper-case names (also with spaces: "NODE FAILURE"), the snake_case names in
+    any case ("oom_killed"), and PREEMPTED; plain prose ("node failure", "unknown reason") is not a claim. The names
+    come from the caller (agent.taxonomy), so guardrails never hold their own copy of the taxonomy."""
+    upper = "|".join(re2.escape(n).replace("_", "[_ ]") for n in names)
+    lower = "|".join(re2.escape(n.lower()) for n in names if "_" in n)
+    return re2.compile(rf"\b({upper}|PREEMPTED|(?i:{lower}))\b")
+
+
 _DOTTED_RX = re2.compile(r"\b\d+(?:\.\d+){2,}\b")
 _FENCE_RX = re2.compile(r"```[A-Za-z0-9_+\-]*\n?([^`]*)```")
 _QUOTE_RX = re2.compile(r"\"([^\"\n]+)\"|\x{201C}([^\x{201D}\n]+)\x{201D}|`([^`\n]+)`")
@@ -143,13 +140,15 @@ def _num_ok(val: float, dec: int, unit: str, ev: _EvidenceNumbers) -> bool:
     return False
 
 
-def validate_llm_output(text: str, *, category: str, evidence_texts: list[str],
+def validate_llm_output(text: str, *, category: str, evidence_texts: list[str], categories: Sequence[str],
                         extra_allowed: Iterable[str] = ()) -> ValidationResult:
-    """Check LLM-written text against the classifier's category and the evidence it was shown."""
+    """Check LLM-written text against the classifier's category (one of ``categories``) and its evidence."""
+    names = tuple(categories)
+    cat_rx = _category_rx(names)
     reasons: list[str] = []
     if not isinstance(text, str):
         return ValidationResult(ok=False, reasons=["output is not text"])
-    if category not in CATEGORIES:
+    if category not in names:
         reasons.append(f"classifier category {category!r} is not one of the known categories")
     text_n = normalise(text)
 
@@ -158,7 +157,7 @@ def validate_llm_output(text: str, *, category: str, evidence_texts: list[str],
         reasons.append("contains a secret-shaped string")
 
     # 2. categories
-    named = {m.group(1).replace(" ", "_").upper() for m in _CAT_RX.finditer(text_n)}
+    named = {m.group(1).replace(" ", "_").upper() for m in cat_rx.finditer(text_n)}
     for other in sorted(named - {category}):
         reasons.append(f"names category {other} but the classifier said {category}")
 
@@ -185,7 +184,7 @@ def validate_llm_output(text: str, *, category: str, evidence_texts: list[str],
     for m in _QUOTE_RX.finditer(masked):
         q = next(g for g in m.groups() if g is not None)
         spans.append(m.span())
-        if _CAT_RX.fullmatch(q.strip()) or q.strip() in CATEGORIES:
+        if cat_rx.fullmatch(q.strip()) or q.strip() in names:
             continue
         if not _pieces_in(q, in_evidence):
             reasons.append(f"quoted text not found in evidence: {redact(q)[:120]!r}")

@@ -3,6 +3,8 @@ generous: this checks that nothing backtracks or goes quadratic, not raw speed).
 
 from __future__ import annotations
 
+from agent.taxonomy import NAMES
+
 import time
 
 import pytest
@@ -62,6 +64,7 @@ def test_sanitize_and_validator_on_large_input():
     st = sanitize_text(s)
     assert "hunter2" not in st.text
     text = " ".join(str(i) for i in range(20_000))
-    r = validate_llm_output(text, category="UNKNOWN", evidence_texts=[" ".join(str(i) for i in range(40_000))])
+    r = validate_llm_output(text, category="UNKNOWN", categories=NAMES,
+                            evidence_texts=[" ".join(str(i) for i in range(40_000))])
     assert r.ok
     assert time.perf_counter() - t0 < 5

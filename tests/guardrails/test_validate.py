@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.taxonomy import NAMES
 from guardrails import ValidationResult, validate_llm_output
 
 EVIDENCE = [
@@ -26,7 +27,7 @@ History: 3 OOMKilled failures in the last 7 days.
 
 
 def check(text: str, category: str = "OOM_KILLED") -> ValidationResult:
-    return validate_llm_output(text, category=category, evidence_texts=EVIDENCE)
+    return validate_llm_output(text, category=category, categories=NAMES, evidence_texts=EVIDENCE)
 
 
 def test_valid_text_passes():
@@ -47,7 +48,7 @@ def test_wrong_category_fails():
 
 
 def test_classifier_category_must_be_known():
-    r = validate_llm_output("fine", category="BANANA", evidence_texts=[])
+    r = validate_llm_output("fine", category="BANANA", categories=NAMES, evidence_texts=[])
     assert not r.ok
 
 
@@ -90,11 +91,13 @@ def test_secret_in_output_fails():
 def test_extra_allowed_values():
     text = "Recurring: 2 or more occurrences count as recurring."
     assert not check(text).ok
-    assert validate_llm_output(text, category="OOM_KILLED", evidence_texts=EVIDENCE, extra_allowed=["2"]).ok
+    assert validate_llm_output(text, category="OOM_KILLED", categories=NAMES, evidence_texts=EVIDENCE,
+                               extra_allowed=["2"]).ok
 
 
 def test_snake_case_category_any_case_and_versions():
     assert not check("category: node_failure").ok
     assert check("no sign of a node failure; the reason was not unknown").ok
     assert not check("Image nvcr.io/nvidia/pytorch uses CUDA 12.4.1.").ok
-    assert validate_llm_output("CUDA 12.4.1", category="UNKNOWN", evidence_texts=["CUDA Version: 12.4.1"]).ok
+    assert validate_llm_output("CUDA 12.4.1", category="UNKNOWN", categories=NAMES,
+                               evidence_texts=["CUDA Version: 12.4.1"]).ok

@@ -133,10 +133,13 @@ def history_items(h: History, names: list[str], now: datetime | None = None,
     left out and appended to ``unusable`` as (value, problem): it is stated, never silently counted.
     """
     items: list[HistoryItem] = []
+    seen: set[str] = set()
     for rec in reversed(h.records):
         problem = timestamp_problem(rec.at, now) if now is not None else None
         if problem:
-            if unusable is not None:
+            key = rec.model_dump_json()  # a page served twice repeats its records: count each record once
+            if unusable is not None and key not in seen:
+                seen.add(key)
                 unusable.append((str(rec.at), problem))
             continue
         items.append(_history_item(rec, names))
