@@ -76,7 +76,7 @@ def lifecycle(
 
     from agent.procedures.lifecycle.api import LifecycleAuthError, LifecycleRequest, LifecycleUnavailable, refresh
     from tools.kube import KubeError
-    from tools.kube_lifecycle import LifecycleReader
+    from tools.kube.lifecycle import LifecycleReader
 
     try:
         reader = LifecycleReader.from_kubeconfig(kubeconfig, context)
@@ -84,7 +84,7 @@ def lifecycle(
         _err(e.message, EXIT_USAGE)
     metrics = None
     if run_profile:
-        from tools.kube_lifecycle_metrics import DcgmProfileReader
+        from tools.kube.metrics import DcgmProfileReader
 
         metrics = DcgmProfileReader.for_reader(reader)
     iterations = 0

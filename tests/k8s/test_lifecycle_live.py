@@ -42,7 +42,7 @@ def field_proxy(kube_apiserver):
 
 def _reader(kube_apiserver, proxy: FieldProxy | None):
     from tools.kube import kubeconfig_for
-    from tools.kube_lifecycle import LifecycleReader
+    from tools.kube.lifecycle import LifecycleReader
 
     if proxy is None:
         return LifecycleReader.from_kubeconfig(str(kube_apiserver.kubeconfig))

@@ -67,8 +67,8 @@ def main(run_dir: str) -> int:
         ac.close()
 
         from agent.procedures.lifecycle.api import LifecycleRequest, refresh
-        from tools.kube_lifecycle import LifecycleReader
-        from tools.kube_lifecycle_metrics import DcgmProfileReader
+        from tools.kube.lifecycle import LifecycleReader
+        from tools.kube.metrics import DcgmProfileReader
 
         r = LifecycleReader.from_kubeconfig(str(cluster.kubeconfig))
         m = DcgmProfileReader.for_reader(r)

@@ -140,7 +140,7 @@ def test_no_write_leaves_the_process(tmp_path):
     """The lifecycle reads go through the guarded client: GETs reach the server; any other method is refused
     before a connection is opened (0 bytes received), at the ApiClient, REST client and pool manager layers."""
     from tools.kube import KubeWriteRefused
-    from tools.kube_lifecycle import LifecycleReader
+    from tools.kube.lifecycle import LifecycleReader
 
     srv = _Listener(status=404)
     try:

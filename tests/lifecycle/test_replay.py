@@ -12,7 +12,7 @@ from tests.lifecycle.cases import CASES, check
 
 def _replay_reader():
     from tools.kube import kubeconfig_for
-    from tools.kube_lifecycle import LifecycleReader
+    from tools.kube.lifecycle import LifecycleReader
 
     return LifecycleReader.from_kubeconfig(kubeconfig_for(recording.REPLAY_SERVER, "replay-token", insecure=True))
 

@@ -132,7 +132,7 @@ def test_unavailable_never_zero(tmp_path, exporter, why):
 
 def test_metrics_guard_refuses_everything_else():
     from tools.kube import KubeWriteRefused
-    from tools.kube_lifecycle_metrics import check_metrics_request
+    from tools.kube.metrics import check_metrics_request
 
     check_metrics_request("GET", "https://h/api/v1/namespaces/gpu-operator/pods/dcgm-x:9400/proxy/metrics")
     for method, url in [("POST", "https://h/api/v1/namespaces/a/pods/b:9400/proxy/metrics"),
@@ -148,8 +148,8 @@ def test_metrics_guard_refuses_everything_else():
 def test_metrics_transport_refuses_before_sending(tmp_path):
     """The metrics reader's own pool manager refuses anything but the metrics GET before a connection opens."""
     from tools.kube import KubeWriteRefused, kubeconfig_for
-    from tools.kube_lifecycle import LifecycleReader
-    from tools.kube_lifecycle_metrics import DcgmProfileReader
+    from tools.kube.lifecycle import LifecycleReader
+    from tools.kube.metrics import DcgmProfileReader
 
     r = LifecycleReader.from_kubeconfig(kubeconfig_for("http://127.0.0.1:1", "t"))
     d = DcgmProfileReader.for_reader(r)

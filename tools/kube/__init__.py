@@ -9,6 +9,11 @@
   ResourceClaims): the place for the Kueue/KubeRay lifecycle view's evidence.
 * :mod:`tools.kube.errors` — :class:`KubeError` (kind ``unavailable | unauthorized | forbidden | not_found |
   error``) and :class:`KubeWriteRefused`.
+* :mod:`tools.kube.lifecycle` — :class:`LifecycleReader`: the lifecycle view's GET-only raw-JSON reads (Jobs,
+  RayJobs, RayClusters, Kueue Workloads, pods, ResourceClaims, events) over the guarded client.
+* :mod:`tools.kube.metrics` — :class:`DcgmProfileReader` (``--run-profile``): dcgm-exporter discovery and the one
+  metrics-only GET (``/api/v1/namespaces/<ns>/pods/<pod>[:port]/proxy/metrics``).
+  Neither is imported here: import them from their modules.
 
 Guarantees:
 

@@ -18,7 +18,7 @@ import urllib3
 
 from tools.kube.custom import CustomObjectReads
 from tools.kube.errors import KubeError, KubeWriteRefused
-from tools.kube.errors import _redacted, _translate
+from tools.kube.errors import _redacted, translate
 from tools.kube.facts import KubeEvent, LogExcerpt, NodeFacts, PodFacts, logs_cmd
 from tools.kube.facts import _Cleaner, _event_facts, _event_sort_key, _g, _node_facts, _pod_facts
 from tools.kube.guard import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, ReadOnlyApiClient, _kube_client
@@ -176,7 +176,7 @@ class KubeReader(CustomObjectReads):
         except KubeWriteRefused:
             raise
         except Exception as e:
-            raise _translate(e, what) from e
+            raise translate(e, what) from e
 
     def namespace_exists(self, ns: str) -> bool:
         _check_name("namespace", ns)
@@ -265,7 +265,7 @@ class KubeReader(CustomObjectReads):
                     break
                 buf += chunk
         except Exception as e:
-            raise _translate(e, what) from e
+            raise translate(e, what) from e
         finally:
             _close_quietly(resp)
         bytes_read = len(buf)

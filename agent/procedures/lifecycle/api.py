@@ -14,7 +14,7 @@ __all__ = ["LifecycleAuthError", "LifecycleUnavailable", "LifecycleRequest", "re
 
 def refresh(request: LifecycleRequest, kube: Any, *, metrics: Any = None,
             progress: Callable[[str], None] | None = None) -> LifecycleResult:
-    """Walk the lifecycle of one run once. ``kube`` is a ``tools.kube_lifecycle.LifecycleReader``; its recorded
+    """Walk the lifecycle of one run once. ``kube`` is a ``tools.kube.lifecycle.LifecycleReader``; its recorded
     calls and findings are per refresh (cleared here)."""
     kube.calls.clear()
     kube.injections.clear()

@@ -12,8 +12,8 @@ MAX_PODS_WITH_EVENTS = 10  # event reads per refresh are bounded: pods beyond th
 
 @dataclass
 class Context:
-    kube: Any  # tools.kube_lifecycle.LifecycleReader (GET-only over the guarded client)
-    metrics: Any = None  # tools.kube_lifecycle_metrics.DcgmProfileReader, only with --run-profile
+    kube: Any  # tools.kube.lifecycle.LifecycleReader (GET-only over the guarded client)
+    metrics: Any = None  # tools.kube.metrics.DcgmProfileReader, only with --run-profile
     progress: Callable[[str], None] | None = None
     max_pods_with_events: int = MAX_PODS_WITH_EVENTS
 

@@ -8,7 +8,7 @@
                   └─ read_pods    Pod scheduling … Ready   job-name= / ray.io/cluster= label
                       └─ read_claims   DRA allocation   the ResourceClaims the pods reference
                           └─ read_events               events of each object read
-                              └─ walk_phases           the ordered phase rules (phases.py)
+                              └─ walk_phases           the ordered phase rules (phases/)
                                   └─ profile           --run-profile: dcgm-exporter through the API
                                       └─ report        first incomplete layer on line one
 

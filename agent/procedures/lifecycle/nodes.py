@@ -200,7 +200,7 @@ def snapshot(state: State) -> ph.Snapshot:
 
 
 def walk_phases(state: State, runtime: Runtime[Context]) -> dict:
-    """The walk — every phase in order, from what was read (pure rules: ``phases.py``)."""
+    """The walk — every phase in order, from what was read (pure rules: the ``phases`` package)."""
     return {"phases": ph.walk(snapshot(state))}
 
 

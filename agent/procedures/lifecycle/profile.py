@@ -43,7 +43,7 @@ def _stats(values: list[float], scale: float = 1.0, digits: int = 1) -> dict:
 def run_profile(state: State, ctx: Context) -> dict:
     import guardrails
 
-    from tools.kube_lifecycle_metrics import parse_prometheus, sample_pod
+    from tools.kube.metrics import parse_prometheus, sample_pod
 
     m = ctx.metrics
     prof: dict = {"gpu_allocation": _allocation(state)}

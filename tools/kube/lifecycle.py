@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from tools.kube import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, KubeError, KubeReader, KubeWriteRefused
+from tools.kube.errors import translate
 
 __all__ = ["LifecycleReader", "ReadCall", "KUEUE_GROUP", "RAY_GROUP", "DRA_GROUP", "check_name", "LIST_LIMIT"]
 
@@ -206,34 +207,8 @@ def _sanitize(doc: Any) -> tuple[Any, list]:
     return guardrails.sanitize_value(doc)
 
 
-def _status_message(e: Any) -> str:
-    body = getattr(e, "body", None)
-    if body:
-        try:
-            msg = json.loads(body).get("message")
-            if msg:
-                return str(msg)[:300]
-        except Exception:
-            return str(body)[:300]
-    return (str(getattr(e, "reason", "") or e) or type(e).__name__)[:300]
-
-
 def _translate(e: BaseException, what: str) -> KubeError:
-    """Any client/transport failure as a typed KubeError, its message redacted (it can quote the server)."""
-    import urllib3
-    from kubernetes.client.exceptions import ApiException
-
-    import guardrails
-
-    if isinstance(e, KubeError):
-        return e
-    if isinstance(e, ApiException):
-        status = getattr(e, "status", None) or None
-        kind = {401: "unauthorized", 403: "forbidden", 404: "not_found", 502: "unavailable", 503: "unavailable",
-                504: "unavailable"}.get(status or 0, "error" if status else "unavailable")
-        msg = _status_message(e)
-    elif isinstance(e, (urllib3.exceptions.HTTPError, OSError, TimeoutError)):
-        status, kind, msg = None, "unavailable", f"{type(e).__name__}: {str(e)[:200]}"
-    else:
-        status, kind, msg = None, "error", f"{type(e).__name__}: {str(e)[:200]}"
-    return KubeError(kind, guardrails.sanitize_text(f"{what}: {msg}").text, status)  # type: ignore[arg-type]
+    """Any client/transport failure as a typed KubeError, its message redacted (it can quote the server): the shared
+    mapping, with this reader's bounds (300 characters of the server's message, 200 of a transport error) and a
+    400 always an ``error``."""
+    return translate(e, what, message_chars=300, detail_chars=200, bad_request_not_found=False)

@@ -112,7 +112,7 @@ def sample_pod(s: Sample) -> tuple[str | None, str | None, str | None]:
 class DcgmProfileReader:
     """Discovery through the guarded ``LifecycleReader``; the metrics GET through a metrics-only transport."""
 
-    kube: Any  # tools.kube_lifecycle.LifecycleReader
+    kube: Any  # tools.kube.lifecycle.LifecycleReader
     timeouts: tuple[float, float] = (CONNECT_TIMEOUT_S, READ_TIMEOUT_S)
     requests: dict[str, int] = field(default_factory=lambda: {"discovery": 0, "metrics": 0})
     _pm: Any = None
@@ -191,6 +191,6 @@ class DcgmProfileReader:
 
 
 def _call(request: str, status: int | None):
-    from tools.kube_lifecycle import ReadCall
+    from tools.kube.lifecycle import ReadCall
 
     return ReadCall(request, status)
