@@ -279,8 +279,6 @@ def skill_minimum(sc: Scenario) -> Minimum:
     pod_pages = _pages(len(pods))
     hist = (data.get("history") or {}).get(wid, []) or []
     hp, inside = history_pages(hist, cutoff)
-    in_window = [r for r in hist if (lambda t: not t or t >= cutoff)(
-        _ts((r.get("meta") or {}).get("creationTimestamp") or ((r.get("spec") or {}).get("event") or {}).get("createdAt")))]
     bd["get_workload_spec"] = spec
     bd["get_workload_pods pages"] = pod_pages
     bd["get_workload_history pages"] = hp
@@ -288,11 +286,13 @@ def skill_minimum(sc: Scenario) -> Minimum:
     fan_depth = max(spec, pod_pages, hp)
     metrics = 0
     if exp.outcome == "diagnosed":
-        at_status = bool(_OOM.search(status_txt))
-        later = bool(_OOM.search(evid.pods(pods) + " | " + evid.history(in_window)))
-        if at_status or later:
+        from evals.checks import minimum_calls
+
+        # whether metrics are needed is the skill's rule, decided once (evals.checks: OOMKilled or an exit 137
+        # that stays unexplained); the text only says whether the status already shows it (latency depth)
+        if minimum_calls(sc, data).get("get_workload_metrics"):
             metrics = 1
-            if not at_status:
+            if not _OOM.search(status_txt):
                 fan_depth += 1  # metrics can only be asked for once pods/history showed the OOM/137 evidence
     bd["get_workload_metrics"] = metrics
     depth += fan_depth
