@@ -68,9 +68,9 @@ def _diagnosed(res: DiagnosisResult, state: State, req: DiagnosisRequest) -> lis
     limit, peak = None, None
     invalid: list[str] = []
     if v.needs_metrics:
-        mem_lines, limit, peak = _memory_lines(state, req, spec, pods)
-        lines += mem_lines
         invalid = ev.invalid_memory_values(spec, state.status.data, pods)
+        mem_lines, limit, peak = _memory_lines(state, req, spec, pods, bool(invalid))
+        lines += mem_lines
     if cat.spec_lines:
         lines += [EvidenceLine(source=src, text=text) for src, text in ev.spec_context(spec)
                   if text.startswith(cat.spec_lines)]
@@ -91,8 +91,8 @@ def _diagnosed(res: DiagnosisResult, state: State, req: DiagnosisRequest) -> lis
     return limitations(Step.VERDICT, *invalid, *cat.limitations(v, ctx))
 
 
-def _memory_lines(state: State, req: DiagnosisRequest, spec, pods) -> tuple[list[EvidenceLine], float | None,
-                                                                         float | None]:
+def _memory_lines(state: State, req: DiagnosisRequest, spec, pods,
+                  invalid: bool) -> tuple[list[EvidenceLine], float | None, float | None]:
     out: list[EvidenceLine] = []
     facts = [f for f in [ev.spec_memory(spec), ev.status_memory(state.status.data)] if f] + ev.pods_memory(pods)
     seen_pod_vals = set()
@@ -106,7 +106,6 @@ def _memory_lines(state: State, req: DiagnosisRequest, spec, pods) -> tuple[list
                                                         f"{fmt_bytes(f.limit)}"))
     limit = next((f.limit for f in facts if f.limit is not None), None)
     limit_src = next((f.source for f in facts if f.limit is not None), None)
-    invalid = bool(ev.invalid_memory_values(spec, state.status.data, pods))
     if not facts:
         state_note = "The CPU memory request and limit were not reported by get_workload_spec, get_workload_status " \
                      "or get_workload_pods." if not invalid else "No valid CPU memory request or limit was reported " \
