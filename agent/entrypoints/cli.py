@@ -125,13 +125,21 @@ def failed(
     kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Read-only kubeconfig for Tier 2."),
     no_kube: bool = typer.Option(False, "--no-kube", help="Do not use Kubernetes (Tier 2) at all."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    timeout: str = typer.Option("60", "--timeout", help="Stop every read after this many seconds; what was not read "
+                                                        "is stated."),
+    ca_file: Optional[str] = typer.Option(None, "--ca-file", help="PEM CA bundle for TLS (default: SSL_CERT_FILE, "
+                                                                  "REQUESTS_CA_BUNDLE, else certifi)."),
 ) -> None:
     """Diagnose why one Run:ai workload failed (credentials: RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET)."""
     check_intent(intent)
     if kubeconfig and no_kube:
         _usage("--kubeconfig and --no-kube cannot be used together")
     from agent.api import diagnose
+    from agent.entrypoints.settings import Settings
+    from tools.transport import plain_http_warning
 
+    if insecure := plain_http_warning(runai_url or Settings.from_env().runai_base_url or ""):
+        typer.echo(f"workload-diagnose: warning: {insecure}", err=True)
     progress_cb = None
     status = None
     if not as_json and sys.stderr.isatty():
@@ -144,7 +152,9 @@ def failed(
         result = handled(lambda: diagnose(
             cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name, project=project,
             intent=intent, lookback=lookback, now=now, runai_url=runai_url, kubeconfig=kubeconfig,
-            use_kube=not no_kube, progress=progress_cb))
+            use_kube=not no_kube, progress=progress_cb, timeout=timeout, ca_file=ca_file))
+    except KeyboardInterrupt:
+        fail("interrupted: nothing was diagnosed", 130)
     finally:
         if status is not None:
             status.stop()
