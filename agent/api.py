@@ -61,6 +61,9 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     if ca_path is not None and not os.path.isfile(ca_path):
         raise InvalidInput(f"{ca_origin} {ca_path}: no such file")
     limits = limits or Limits()
+    from agent.procedures import graph
+
+    graph("runai_failed")  # compiled (and its modules imported) before the clock of the deadline starts
     deadline = Deadline(seconds)
     kw: dict[str, Any] = {"transport": transport, "deadline": deadline, "ca_file": ca_path,
                           "timeout": limits.read_idle_seconds, "max_body_bytes": limits.max_body_bytes,

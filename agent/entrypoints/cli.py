@@ -153,8 +153,10 @@ def failed(
             cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name, project=project,
             intent=intent, lookback=lookback, now=now, runai_url=runai_url, kubeconfig=kubeconfig,
             use_kube=not no_kube, progress=progress_cb, timeout=timeout, ca_file=ca_file))
-    except KeyboardInterrupt:
-        fail("interrupted: nothing was diagnosed", 130)
+    except KeyboardInterrupt:  # every read was cancelled by the deadline's SIGINT hook: end now, no traceback
+        if status is not None:
+            status.stop()
+        _exit_now("interrupted: nothing was diagnosed", 130)
     finally:
         if status is not None:
             status.stop()
@@ -167,6 +169,17 @@ def failed(
 def check_intent(intent: str) -> None:
     if intent not in ("terminal", "active"):
         _usage(f"--intent must be 'terminal' or 'active', not {intent!r}")
+
+
+def _exit_now(msg: str, code: int) -> None:
+    """The one-line error, then exit at once: no interpreter teardown (collecting langgraph's objects takes a
+    second on a loaded machine; an interrupted user should not wait for it)."""
+    import os
+
+    typer.echo(f"workload-diagnose: error: {msg}", err=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _usage(msg: str) -> None:
