@@ -7,16 +7,34 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from tests.hostile.server import CliRun
+from evals.hostile import HostileServer
 
 ROOT = Path(__file__).resolve().parents[2]
 OOM = ROOT / "evals/scenarios/core/oom-metrics"
 CASE = json.loads((OOM / "case.json").read_text())["args"]
 WID, CL, NOW = CASE["workload_id"], CASE["cluster_id"], CASE["now"]
+
+
+@dataclass
+class CliRun:
+    """One finished CLI subprocess."""
+
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
+    ended_at: float  # time.monotonic() when the process had exited
+    json: dict | None = field(default=None)
+
+    def since(self, server: HostileServer) -> float:
+        """Seconds from the server's first request (the interpreter's start-up excluded) to the exit."""
+        assert server.first_at is not None, "the CLI sent no request"
+        return self.ended_at - server.first_at
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import sys
 import time
 
 from tests.hostile.conftest import ROOT, cli_args, cli_env, run_cli
-from tests.hostile.server import endless, hang, hostile, raw
+from evals.hostile import endless, hang, hostile, raw
 
 STARTUP = 20.0  # a cold interpreter importing langgraph on a loaded 2-core machine
 SLACK = 3.0  # from the deadline to the process's exit (interpreter teardown on a loaded machine)

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from tests.hostile.conftest import WID, diagnose_at
-from tests.hostile.server import drip, endless, hang, hostile, mutate, raw, reset_mid_body
+from evals.hostile import drip, endless, hang, hostile, mutate, raw, reset_mid_body
 
 WL = f"/api/v1/workloads/{WID}"
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.hostile.conftest import diagnose_at
-from tests.hostile.server import hostile, strip_prefix
+from evals.hostile import hostile, strip_prefix
 from tools.base import WriteRefused
 from tools.runai import ApiUnavailable, InvalidInput, RunaiClient
 from tools.runai.rest import check_base_url

@@ -1,4 +1,5 @@
-"""A hostile Run:ai server for tests: a real TCP server on 127.0.0.1 in front of the scenario simulator.
+"""A hostile Run:ai server (tests/hostile, the bench's ``hostile`` item): a real TCP server on 127.0.0.1 in front
+of the scenario simulator.
 
 Each request is answered by the first rule whose method and path regex match (the rule writes raw bytes to the
 socket: endless bodies, one byte a second, silence, a reset mid-body, HTML, damaged JSON); every other request is
@@ -16,7 +17,7 @@ import ssl
 import struct
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 from urllib.parse import urlsplit
 
@@ -132,20 +133,23 @@ def raw(status: int, body: bytes, ctype: str = "application/json") -> Action:
 
 
 def endless(prefix: bytes = b'{"events": [', unit: bytes = b'{"reason": "Normal", "message": "x"},',
-            declared: int | None = None) -> Action:
-    """A body that never ends (chunked, or with a huge Content-Length): streams until the client hangs up."""
+            declared: int | None = None, limit: int | None = None) -> Action:
+    """A body that never ends (chunked, or with a huge Content-Length): streams until the client hangs up (or
+    ``limit`` bytes were sent)."""
 
     def act(req: Request) -> None:
         req.head(f"Content-Length: {declared}\r\n" if declared else "Transfer-Encoding: chunked\r\n")
         block = prefix + unit * (65536 // len(unit))
         sent = 0
-        while not req.server.stop.is_set():
+        while not req.server.stop.is_set() and (limit is None or sent < limit):
             data = block if declared else b"%x\r\n%s\r\n" % (len(block), block)
             req.sock.sendall(data)
             sent += len(block)
             with req.server.lock:
                 req.server.sent[req.path] = sent
             block = unit * (65536 // len(unit))
+        if not declared and not req.server.stop.is_set():
+            req.sock.sendall(b"0\r\n\r\n")  # the chunked body's end (not valid JSON: the client stops first)
 
     return act
 
@@ -210,18 +214,3 @@ def hostile(world: Any, rules: list[tuple[str, str, Action]], tls: ssl.SSLContex
             srv.stop.set()
             srv.shutdown()
             srv.server_close()
-
-
-@dataclass
-class CliRun:
-    code: int
-    stdout: str
-    stderr: str
-    seconds: float
-    ended_at: float  # time.monotonic() when the process had exited
-    json: dict | None = field(default=None)
-
-    def since(self, server: HostileServer) -> float:
-        """Seconds from the server's first request (the interpreter's start-up excluded) to the exit."""
-        assert server.first_at is not None, "the CLI sent no request"
-        return self.ended_at - server.first_at
