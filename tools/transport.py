@@ -87,7 +87,8 @@ def plain_http_warning(base_url: str) -> str | None:
         return None  # not a URL at all: the client refuses it with its own one-line error
     if url.scheme != "http" or not url.host or is_loopback(url.host):
         return None
-    return (f"{base_url} is plain http:// to a host that is not loopback: the client secret, the token and the "
+    where = f"http://{url.host}" + (f":{url.port}" if url.port else "")  # never the path, query or userinfo
+    return (f"{where} is plain http:// to a host that is not loopback: the client secret, the token and the "
             "evidence cross the network unencrypted; use https://")
 
 

@@ -75,19 +75,22 @@ def check_base_url(url: str, origin: str = "--runai-url") -> str:
     credentials, query or fragment. InvalidInput (one line) otherwise."""
     from urllib.parse import urlsplit
 
+    import guardrails
+
     hint = "use http(s)://HOST[:PORT][/PATH-PREFIX], e.g. https://runai.example.com"
     text = (url or "").strip()
+    shown = repr(guardrails.redact(text)[:200])  # the user's own text is redacted before it is printed
     try:
         parts = urlsplit(text)
         parts.port  # noqa: B018  (raises ValueError for a port that is not a number in range)
     except ValueError:
-        raise InvalidInput(f"{origin} {url!r} is not a usable URL: {hint}") from None
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname or any(c.isspace() for c in text):
-        raise InvalidInput(f"{origin} {url!r} is not a usable URL: {hint}")
+        raise InvalidInput(f"{origin} {shown} is not a usable URL: {hint}") from None
     if parts.username is not None or parts.password is not None:
         raise InvalidInput(f"{origin} must not carry credentials (use RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET): {hint}")
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname or any(c.isspace() for c in text):
+        raise InvalidInput(f"{origin} {shown} is not a usable URL: {hint}")
     if parts.query or parts.fragment or text.endswith(("?", "#")):
-        raise InvalidInput(f"{origin} {url!r} must not have a query or fragment: {hint}")
+        raise InvalidInput(f"{origin} must not have a query or fragment: {hint}")
     return text.rstrip("/")
 
 
