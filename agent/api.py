@@ -1,6 +1,7 @@
 """The embeddable Python API: one call, one DiagnosisResult. Used by the CLI, the eval runner and bots."""
 from __future__ import annotations
 
+import os
 from typing import Any, Callable
 
 import httpx
@@ -9,6 +10,7 @@ from agent.entrypoints.settings import Settings, make_kube
 from agent.model.limits import Limits
 from agent.model.request import DiagnosisRequest, build_request
 from agent.model.result import DiagnosisResult
+from tools.deadline import Deadline, parse_timeout
 from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiClient
 
 __all__ = ["diagnose", "run_graph", "ApiAuthError", "ApiUnavailable", "InvalidInput", "DiagnosisRequest",
@@ -31,12 +33,23 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
              runai_url: str | None = None, client_id: str | None = None, client_secret: str | None = None,
              kubeconfig: str | None = None, use_kube: bool = True, kube_reader: Any = None,
              transport: httpx.BaseTransport | None = None, retry_sleep: Callable[[float], None] | None = None,
-             progress: Callable[[str], None] | None = None, llm: Any = None) -> DiagnosisResult:
+             progress: Callable[[str], None] | None = None, llm: Any = None, timeout: float | str = 60.0,
+             ca_file: str | None = None, limits: Limits | None = None) -> DiagnosisResult:
     """Diagnose one workload. Raises InvalidInput, ApiUnavailable or ApiAuthError; anything else is a result.
 
+    ``timeout`` (seconds) is the one deadline of every Run:ai read of the diagnosis: when it is reached, reads in
+    progress are abandoned and what was not read is a stated limitation (exit 3 when it was the workload itself).
+    ``ca_file`` is a PEM CA bundle for TLS (else SSL_CERT_FILE / REQUESTS_CA_BUNDLE, else certifi's); plain
+    ``http://`` to a host that is not loopback is allowed (``tools.transport.plain_http_warning`` says why not to:
+    the CLI prints it). Ctrl-C
+    (in the main thread) cancels every read at once and raises KeyboardInterrupt.
     ``llm`` (optional, any langchain-core chat model) only adds a validated ``explanation``; it never changes
     the outcome, category, evidence or recommendations.
     """
+    try:
+        seconds = parse_timeout(timeout)
+    except ValueError as e:
+        raise InvalidInput(str(e)) from None
     req = build_request(cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name,
                         project=project, intent=intent, lookback=lookback, now=now)
     settings = Settings.from_env()
@@ -44,7 +57,18 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     complete = req.cluster_id and (req.workload_id or (req.workload_name and req.project))
     if complete and not url:
         raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
-    kw: dict[str, Any] = {"transport": transport}
+    ca_path, ca_origin = settings.ca_file(ca_file)
+    if ca_path is not None and not os.path.isfile(ca_path):
+        raise InvalidInput(f"{ca_origin} {ca_path}: no such file")
+    limits = limits or Limits()
+    from agent.procedures import graph
+
+    graph("runai_failed")  # compiled (and its modules imported) before the clock of the deadline starts
+    deadline = Deadline(seconds)
+    kw: dict[str, Any] = {"transport": transport, "deadline": deadline, "ca_file": ca_path,
+                          "timeout": limits.read_idle_seconds, "max_body_bytes": limits.max_body_bytes,
+                          "read_total": limits.read_total_seconds, "max_event_pages": limits.max_event_pages,
+                          "url_origin": "--runai-url" if runai_url else "RUNAI_BASE_URL"}
     if retry_sleep is not None:
         kw["sleep"] = retry_sleep
     runai = RunaiClient(url or "http://runai-url-not-configured.invalid", cid, secret, **kw)
@@ -53,7 +77,8 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     else:
         kube, why = make_kube(kubeconfig, use_kube, settings)
     try:
-        result = run_graph(req, runai, kube, why, progress)
+        with deadline.interruptible():
+            result = run_graph(req, runai, kube, why, progress, limits)
     finally:
         runai.close()
     if llm is not None:

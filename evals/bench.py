@@ -20,6 +20,9 @@ MISS, 1 only when the bench itself failed):
 6. ``memory``        peak RSS (child processes) of ``KubeReader.previous_log`` over a 50 MB log served by the
                      kubelet stand-in through a real kube-apiserver, and of a full diagnosis with Tier 2; < 200 MB
                      (``evals.bench_memory``). Skipped, with the reason, when the apiserver binary is not built.
+7. ``hostile``       peak RSS (``os.wait4``) of the ``failed`` CLI against a server streaming a 4 GiB body (workload,
+                     events; chunked and announced); < 200 MB, the client hangs up at the 16 MiB cap
+                     (``evals.bench_hostile``).
 
 Published LLM-loop agents take 27–139 s and $0.11–0.25 per investigation; the ratios are printed against that.
 """
@@ -40,6 +43,7 @@ from typing import Any, Callable
 
 from evals.bench_common import (DELAY_MS, ERROR, INFO, LLM_AGENT_DOLLARS, LLM_AGENT_SECONDS, MB, MISS, PASS,
                                  REPO, SKIP, Ctx, judge, ms, percentile, row)
+from evals.bench_hostile import item_hostile
 from evals.bench_process import item_cli_startup, item_memory
 
 __all__ = ["ITEMS", "main", "percentile"]
@@ -421,6 +425,7 @@ ITEMS: list[tuple[str, str, Callable[[Ctx], dict]]] = [
     ("redaction", "4. Redaction throughput", item_redaction),
     ("cli_startup", "5. CLI start-up", item_cli_startup),
     ("memory", "6. Memory (peak RSS)", item_memory),
+    ("hostile", "7. Hostile server: a 4 GiB body", item_hostile),
 ]
 
 

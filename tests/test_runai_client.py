@@ -248,3 +248,49 @@ def test_a_failed_candidate_probe_is_named_by_its_workload_id():
     lims = _probe_notes(other, probe)
     assert any(ln.startswith(f"The status of candidate {other} could not be read (get_workload_status: ")
                for ln in lims), lims
+
+
+# ------------------------------------------------------------------------------------------ events paging (item 9)
+def _normal_events(n: int, newest: datetime) -> list[dict]:
+    return [event("Pulled", f"Successfully pulled image (#{i})", typ="Normal",
+                  at=(newest - timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%SZ")) for i in range(n)]
+
+
+def test_sixty_newer_normal_events_do_not_hide_the_oom_kill(run_world):
+    """The OOMKilled event is the 61st newest: it is on the second page of events, inside the lookback."""
+    evs = _normal_events(60, datetime(2026, 11, 20, 10, 0, tzinfo=timezone.utc))
+    evs.append(event("OOMKilled", "Container trainer was OOM killed", at="2026-11-20T09:50:00Z"))
+    res, reqs = run_world(world(workload(phaseMessage="Pod job-a-0-0 failed"), events=evs))
+    assert res.category == "OOM_KILLED"
+    pages = [p for m, p in reqs if m == "GET" and p.split("?")[0].endswith("/events")]
+    assert len(pages) == 2 and "offset=50" in pages[1]
+    assert "GET /api/v1/workloads/" + WID + "/events?sortOrder=desc&offset=50&limit=50" in [
+        c.request for c in res.tool_calls]
+
+
+def test_events_paging_stops_at_the_lookback():
+    """A page that reaches events older than the lookback is the last one read."""
+    evs = _normal_events(60, datetime(2026, 11, 20, 10, 0, tzinfo=timezone.utc))
+    evs += _normal_events(60, datetime(2026, 11, 1, 10, 0, tzinfo=timezone.utc))  # 19 days before NOW
+    with running_simulator(world(events=evs)) as sim:
+        st = client(sim).get_workload_status(WID, cutoff=NOW - timedelta(days=7))
+        # page 2 (events 51-100) reaches the old ones: page 3 is never asked for
+        assert len([1 for m, p in sim.requests if "/events" in p]) == 2
+    assert st.ok and len(st.data.events) == 100 and st.notes == []
+
+
+def test_events_paging_cut_is_stated():
+    evs = _normal_events(130, datetime(2026, 11, 20, 10, 0, tzinfo=timezone.utc))
+    with running_simulator(world(events=evs)) as sim:
+        st = client(sim, max_event_pages=2).get_workload_status(WID, cutoff=NOW - timedelta(days=7))
+    assert st.ok and len(st.data.events) == 100
+    assert st.notes == ["events pagination stopped after 2 pages (100 events) before the lookback was reached: "
+                        "older events were not read"]
+
+
+def test_events_cut_is_a_limitation_of_the_report(run_world):
+    from agent.model.limits import Limits
+
+    evs = _normal_events(1200, datetime(2026, 11, 20, 10, 0, tzinfo=timezone.utc))
+    res, _ = run_world(world(events=evs), limits=Limits(max_event_pages=2))
+    assert any("get_workload_status: events pagination stopped after 2 pages" in x for x in res.limitations)

@@ -28,6 +28,7 @@ class ErrorKind(str, Enum):
     SERVER_ERROR = "server_error"
     TIMEOUT = "timeout"
     MALFORMED = "malformed"
+    TOO_LARGE = "too_large"  # the body passed the configured cap; it was not read further
     OTHER = "other"
 
 

@@ -125,13 +125,21 @@ def failed(
     kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Read-only kubeconfig for Tier 2."),
     no_kube: bool = typer.Option(False, "--no-kube", help="Do not use Kubernetes (Tier 2) at all."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    timeout: str = typer.Option("60", "--timeout", help="Stop every read after this many seconds; what was not read "
+                                                        "is stated."),
+    ca_file: Optional[str] = typer.Option(None, "--ca-file", help="PEM CA bundle for TLS (default: SSL_CERT_FILE, "
+                                                                  "REQUESTS_CA_BUNDLE, else certifi)."),
 ) -> None:
     """Diagnose why one Run:ai workload failed (credentials: RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET)."""
     check_intent(intent)
     if kubeconfig and no_kube:
         _usage("--kubeconfig and --no-kube cannot be used together")
     from agent.api import diagnose
+    from agent.entrypoints.settings import Settings
+    from tools.transport import plain_http_warning
 
+    if insecure := plain_http_warning(runai_url or Settings.from_env().runai_base_url or ""):
+        typer.echo(f"workload-diagnose: warning: {insecure}", err=True)
     progress_cb = None
     status = None
     if not as_json and sys.stderr.isatty():
@@ -144,7 +152,11 @@ def failed(
         result = handled(lambda: diagnose(
             cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name, project=project,
             intent=intent, lookback=lookback, now=now, runai_url=runai_url, kubeconfig=kubeconfig,
-            use_kube=not no_kube, progress=progress_cb))
+            use_kube=not no_kube, progress=progress_cb, timeout=timeout, ca_file=ca_file))
+    except KeyboardInterrupt:  # every read was cancelled by the deadline's SIGINT hook: end now, no traceback
+        if status is not None:
+            status.stop()
+        _exit_now("interrupted: nothing was diagnosed", 130)
     finally:
         if status is not None:
             status.stop()
@@ -157,6 +169,17 @@ def failed(
 def check_intent(intent: str) -> None:
     if intent not in ("terminal", "active"):
         _usage(f"--intent must be 'terminal' or 'active', not {intent!r}")
+
+
+def _exit_now(msg: str, code: int) -> None:
+    """The one-line error, then exit at once: no interpreter teardown (collecting langgraph's objects takes a
+    second on a loaded machine; an interrupted user should not wait for it)."""
+    import os
+
+    typer.echo(f"workload-diagnose: error: {msg}", err=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _usage(msg: str) -> None:

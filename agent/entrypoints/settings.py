@@ -1,7 +1,8 @@
 """The environment, read in one place: ``Settings.from_env()`` once per entry point (CLI command, API call).
 
 Same variable names as the official Run:ai MCP server: RUNAI_BASE_URL, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET;
-KUBECONFIG for the optional read-only Tier 2 kubeconfig (else ``~/.kube/config`` when it exists).
+KUBECONFIG for the optional read-only Tier 2 kubeconfig (else ``~/.kube/config`` when it exists); SSL_CERT_FILE,
+else REQUESTS_CA_BUNDLE, for a private CA bundle (``--ca-file`` wins over both).
 """
 from __future__ import annotations
 
@@ -18,12 +19,22 @@ class Settings:
     runai_client_id: str | None = None
     runai_client_secret: str | None = None
     kubeconfig: str | None = None
+    ca_file_env: tuple[str, str] | None = None  # (variable, path) of the CA bundle named in the environment
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
         env = os.environ if environ is None else environ
         return cls(runai_base_url=env.get("RUNAI_BASE_URL"), runai_client_id=env.get("RUNAI_CLIENT_ID"),
-                   runai_client_secret=env.get("RUNAI_CLIENT_SECRET"), kubeconfig=env.get("KUBECONFIG"))
+                   runai_client_secret=env.get("RUNAI_CLIENT_SECRET"), kubeconfig=env.get("KUBECONFIG"),
+                   ca_file_env=next(((v, env[v]) for v in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE") if env.get(v)), None))
+
+    def ca_file(self, explicit: str | None) -> tuple[str | None, str]:
+        """(CA bundle path or None for certifi's, where it was named): ``--ca-file`` wins over the environment."""
+        if explicit:
+            return explicit, "--ca-file"
+        if self.ca_file_env:
+            return self.ca_file_env[1], self.ca_file_env[0]
+        return None, ""
 
     def runai(self, url: str | None, client_id: str | None, client_secret: str | None
               ) -> tuple[str | None, str | None, str | None]:

@@ -9,3 +9,7 @@ class Limits:
     log_tail_lines: int = 200  # kubectl logs --previous --tail
     log_limit_bytes: int = 256 * 1024  # never read more of a log than this, even when the server ignores limitBytes
     max_tier2_pods: int = 5  # pods described per workload
+    max_body_bytes: int = 16 * 1024 * 1024  # a Run:ai response body is read up to this, never further (decoded)
+    read_idle_seconds: float = 10.0  # a Run:ai read that receives nothing for this long fails (inactivity)
+    read_total_seconds: float = 30.0  # one Run:ai request, headers and body, never takes longer (a drip ends)
+    max_event_pages: int = 20  # pages of workload events followed within the lookback (50 events a page)

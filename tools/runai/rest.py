@@ -24,6 +24,7 @@ from tools.runai.errors import ApiAuthError, ApiUnavailable, InvalidInput
 from tools.runai.ids import check_id, check_name
 from tools.runai.models import (
     OOM_METRICS,
+    Skips,
     Event,
     History,
     HistoryRecord,
@@ -34,11 +35,14 @@ from tools.runai.models import (
     SubmittedSpec,
     Workload,
     WorkloadStatus,
+    field_problem,
+    parse_lenient,
 )
+from tools.deadline import Deadline
 from tools.timeutil import iso, parse_time
 from tools.transport import make_client
 
-__all__ = ["RunaiClient", "SPEC_PATH_BY_KIND", "spec_kind_path", "request_text"]
+__all__ = ["RunaiClient", "SPEC_PATH_BY_KIND", "spec_kind_path", "request_text", "check_base_url"]
 
 SPEC_PATH_BY_KIND = {"training": "trainings", "workspace": "workspaces", "inference": "inferences",
                      "distributed": "distributed"}
@@ -63,10 +67,60 @@ def request_text(method: str, path: str, query: list[tuple[str, str]] | None = N
 
 
 # ----------------------------------------------------------------------------------------------- client
+MAX_JSON_DEPTH = 100  # deeper nesting is not a Run:ai body: refused before anything recurses over it
+
+
+def check_base_url(url: str, origin: str = "--runai-url") -> str:
+    """The Run:ai base URL, validated: http(s), a host, an optional path prefix (``https://host/runai``), no
+    credentials, query or fragment. InvalidInput (one line) otherwise."""
+    from urllib.parse import urlsplit
+
+    import guardrails
+
+    hint = "use http(s)://HOST[:PORT][/PATH-PREFIX], e.g. https://runai.example.com"
+    text = (url or "").strip()
+    shown = repr(guardrails.redact(text)[:200])  # the user's own text is redacted before it is printed
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018  (raises ValueError for a port that is not a number in range)
+    except ValueError:
+        raise InvalidInput(f"{origin} {shown} is not a usable URL: {hint}") from None
+    if parts.username is not None or parts.password is not None:
+        raise InvalidInput(f"{origin} must not carry credentials (use RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET): {hint}")
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname or any(c.isspace() for c in text):
+        raise InvalidInput(f"{origin} {shown} is not a usable URL: {hint}")
+    if parts.query or parts.fragment or text.endswith(("?", "#")):
+        raise InvalidInput(f"{origin} must not have a query or fragment: {hint}")
+    return text.rstrip("/")
+
+
+def _json_depth_ok(body: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Iterative (never recursive) check that ``body`` nests at most ``limit`` levels."""
+    stack = [(body, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (dict, list)):
+            if d > limit:
+                return False
+            stack.extend((c, d + 1) for c in (v.values() if isinstance(v, dict) else v))
+    return True
+
+
+class _Answer:
+    """A response whose body was read within the cap (only 2xx bodies are read at all)."""
+
+    __slots__ = ("status_code", "headers", "content")
+
+    def __init__(self, status_code: int, headers: httpx.Headers, content: bytes):
+        self.status_code, self.headers, self.content = status_code, headers, content
+
+
 class RunaiClient:
     """Read-only Run:ai REST client, the REST implementation of :class:`tools.runai.source.RunaiSource`.
 
-    Thread-safe: the graph's parallel nodes share one instance."""
+    Thread-safe: the graph's parallel nodes share one instance. Every read is bounded: the body by
+    ``max_body_bytes`` (streamed, never read past it), each request by ``read_total`` seconds and by ``timeout``
+    seconds of silence, and all of them by the one ``deadline`` of the diagnosis (Ctrl-C cancels it)."""
 
     def __init__(
         self,
@@ -81,11 +135,17 @@ class RunaiClient:
         max_pages: int = 20,
         page_limit: int = 50,
         transport: httpx.BaseTransport | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
+        max_body_bytes: int = 16 * 1024 * 1024,
+        read_total: float | None = 30.0,
+        max_event_pages: int = 20,
+        deadline: Deadline | None = None,
+        ca_file: str | None = None,
+        url_origin: str = "--runai-url",
     ):
         if not base_url:
             raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
-        self.base_url = base_url.rstrip("/")
+        self.base_url = check_base_url(base_url, url_origin)
         self._client_id = client_id or ""
         self._client_secret = client_secret or ""
         self.max_attempts = max(1, max_attempts)
@@ -93,9 +153,18 @@ class RunaiClient:
         self.max_retry_after = max_retry_after
         self.max_pages = max_pages
         self.page_limit = page_limit
-        self._sleep = sleep
-        self._http = make_client(self.base_url, timeout=timeout, transport=transport)
+        self.max_body_bytes = max_body_bytes
+        self.read_total = read_total
+        self.max_event_pages = max_event_pages
+        self.deadline = deadline or Deadline(None)
+        self._sleep = sleep or self.deadline.sleep
+        try:
+            self._http = make_client(self.base_url, timeout=timeout, transport=transport, deadline=self.deadline,
+                                     ca_file=ca_file)
+        except ValueError as e:  # the CA file
+            raise InvalidInput(str(e)) from None
         self._token: str | None = None
+        self._token_error: BaseException | None = None  # a failed exchange is not repeated by the other threads
         self._token_lock = threading.Lock()
         self.injections: list[Any] = []  # guardrail findings from every body read (appended under a lock)
         self._inj_lock = threading.Lock()
@@ -121,8 +190,8 @@ class RunaiClient:
         if r.status_code != 200:
             raise ApiUnavailable(f"the Run:ai token endpoint at {self.base_url} answered HTTP {r.status_code}")
         try:
-            body = r.json()
-        except ValueError as e:
+            body = json.loads(r.content)
+        except (ValueError, RecursionError) as e:
             raise ApiUnavailable("the Run:ai token endpoint returned a body that is not JSON") from e
         token = body.get("accessToken") or body.get("access_token") if isinstance(body, dict) else None
         if not token or not isinstance(token, str):
@@ -131,25 +200,70 @@ class RunaiClient:
         return token
 
     def _auth_header(self, refresh: bool = False) -> dict[str, str]:
+        """The bearer token, exchanged ONCE for all threads (a refresh on 401 is the one other exchange); when the
+        exchange failed, every later caller gets the same failure at once instead of trying again."""
         with self._token_lock:
+            if self._token_error is not None:
+                raise type(self._token_error)(str(self._token_error))
             if self._token is None or refresh:
-                self._token = self._fetch_token()
+                try:
+                    self._token = self._fetch_token()
+                except (ApiUnavailable, ApiAuthError) as e:
+                    self._token_error = e
+                    raise
             return {"Authorization": f"Bearer {self._token}"}
 
     def ensure_token(self) -> None:
         self._auth_header()
 
     # ---------------------------------------------------------------- transport with retries
+    def _send_once(self, method: str, path: str, **kw: Any) -> _Answer:
+        """One request, its body streamed and cut at the cap; only a 2xx body is read (others are closed)."""
+        with self.deadline.scope(self.read_total):
+            r = self._http.send(self._http.build_request(method, path, **kw), stream=True)
+            try:
+                if not (200 <= r.status_code < 300):
+                    return _Answer(r.status_code, r.headers, b"")
+                return _Answer(r.status_code, r.headers, self._read_capped(r, method, path))
+            finally:
+                r.close()
+
+    def _read_capped(self, r: httpx.Response, method: str, path: str) -> bytes:
+        cap = self.max_body_bytes
+        declared = r.headers.get("Content-Length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise ToolFailure(ErrorKind.TOO_LARGE, f"{method} {path} announced a {_size(int(declared))} body, above "
+                                                   f"the {_size(cap)} cap (Limits.max_body_bytes): not read",
+                              r.status_code)
+        chunks: list[bytes] = []
+        total = 0
+        for chunk in r.iter_bytes():  # decoded: a compressed body is capped at what it expands to
+            total += len(chunk)
+            if total > cap:
+                raise ToolFailure(ErrorKind.TOO_LARGE, f"{method} {path} sent a body larger than the {_size(cap)} "
+                                                       "cap (Limits.max_body_bytes): not read further", r.status_code)
+            chunks.append(chunk)
+            if self.deadline.expired:  # a transport that does not clamp its reads (a test double)
+                raise httpx.ReadTimeout("deadline")
+        return b"".join(chunks)
+
     def _send_with_retries(self, method: str, path: str, *, params: list[tuple[str, str]] | None = None,
                            json_body: dict | None = None, form: dict | None = None,
-                           headers: dict | None = None) -> tuple[httpx.Response, int]:
+                           headers: dict | None = None) -> tuple[_Answer, int]:
         last: ToolFailure | None = None
+        what = request_text(method, path, params)
         for attempt in range(1, self.max_attempts + 1):
+            if self.deadline.expired:
+                raise ToolFailure(ErrorKind.TIMEOUT, self.deadline.stopped(what))
             try:
-                r = self._http.request(method, path, params=params, json=json_body, data=form, headers=headers)
+                r = self._send_once(method, path, params=params, json=json_body, data=form, headers=headers)
             except httpx.TimeoutException as e:
+                if self.deadline.expired:
+                    raise ToolFailure(ErrorKind.TIMEOUT, self.deadline.stopped(what)) from None
                 last = ToolFailure(ErrorKind.TIMEOUT, f"{method} {path} timed out ({type(e).__name__})")
             except httpx.TransportError as e:
+                if self.deadline.expired:
+                    raise ToolFailure(ErrorKind.TIMEOUT, self.deadline.stopped(what)) from None
                 last = ToolFailure(ErrorKind.UNREACHABLE, f"{method} {path} failed: {type(e).__name__}: {e}")
             else:
                 if r.status_code == 429 or r.status_code >= 500:
@@ -205,14 +319,14 @@ class RunaiClient:
                                                    "access)", 403)
         if not (200 <= r.status_code < 300):
             raise ToolFailure(ErrorKind.OTHER, f"GET {path} answered HTTP {r.status_code}", r.status_code)
-        try:
-            body = json.loads(r.content)
-        except ValueError:
-            raise ToolFailure(ErrorKind.MALFORMED, f"GET {path} returned a body that is not valid JSON",
-                              r.status_code) from None
+        body = _parse_body(r, f"GET {path}")
         if raw_out is not None:
             raw_out.append(body)
-        return self._sanitize(body), inv
+        try:
+            return self._sanitize(body), inv
+        except RecursionError:
+            raise ToolFailure(ErrorKind.MALFORMED, f"GET {path} returned JSON nested too deeply to read",
+                              r.status_code) from None
 
     def _sanitize(self, body: Any) -> Any:
         import guardrails
@@ -262,6 +376,7 @@ class RunaiClient:
         def fn(get, invs: list[Invocation], notes: list[str]) -> list[Workload]:
             out: list[Workload] = []
             ids: set[str] = set()
+            skips = Skips("listed workloads")
             offset = 0
             seen: set[int] = set()
             for _ in range(self.max_pages):
@@ -273,8 +388,7 @@ class RunaiClient:
                 if not isinstance(body, dict) or not isinstance(body.get("workloads"), list):
                     raise ToolFailure(ErrorKind.MALFORMED, "GET /api/v1/workloads: no 'workloads' list")
                 # The server's filter is authoritative, but only exact matches are ever used.
-                for w in body["workloads"]:
-                    wl = Workload.model_validate(w)
+                for wl in skips.parse(Workload, body["workloads"]):
                     if wl.id in ids:
                         continue  # a page served twice (a server that repeats pages): one candidate, probed once
                     if wl.name == name and wl.projectName == project and wl.clusterId == cluster_id:
@@ -282,48 +396,87 @@ class RunaiClient:
                         out.append(wl)
                 nxt = body.get("next")
                 if nxt is None or not body["workloads"]:
-                    return out
+                    break
                 if not isinstance(nxt, int) or nxt <= offset or nxt in seen:
                     notes.append(f"pagination stopped: the server returned next={nxt!r} after offset {offset}")
-                    return out
+                    break
                 seen.add(nxt)
                 offset = nxt
-            notes.append(f"pagination stopped after {self.max_pages} pages")
+            else:
+                notes.append(f"pagination stopped after {self.max_pages} pages")
+            notes[:0] = skips.note()
             return out
 
         return self._run("list_workloads", {"name": name, "clusterId": cluster_id, "project": project}, fn)
 
-    def get_workload_status(self, workload_id: str) -> ToolResult:
-        """``get_workload_status``: the workload and its recent events, fetched concurrently."""
+    def get_workload_status(self, workload_id: str, *, cutoff: datetime | None = None) -> ToolResult:
+        """``get_workload_status``: the workload and its recent events, fetched concurrently. Events are read
+        newest first, page after page, until a page reaches ``cutoff`` (the lookback) or ``next`` ends; a cut
+        before that is stated in ``notes``. A bad event is skipped and counted, a bad workload field left out and
+        named; only a body that is no workload object at all fails the read."""
         check_id(workload_id, "workload id")
         wid = quote(workload_id, safe="")
 
         def fn(get, invs: list[Invocation], notes: list[str]) -> WorkloadStatus:
             from concurrent.futures import ThreadPoolExecutor
 
+            event_invs: list[Invocation] = []
+            event_notes: list[str] = []
             with ThreadPoolExecutor(max_workers=2) as pool:
                 fw = pool.submit(get, f"/api/v1/workloads/{wid}")
-                fe = pool.submit(get, f"/api/v1/workloads/{wid}/events",
-                                 [("sortOrder", "desc"), ("offset", "0"), ("limit", str(self.page_limit))])
+                fe = pool.submit(self._events, get, wid, cutoff, event_invs, event_notes)
                 body, inv = fw.result()  # raises: without the workload there is no status
                 invs.append(inv)
                 events: list[Event] | None
                 events_error = None
                 try:
-                    ebody, einv = fe.result()
-                    invs.append(einv)
-                    raw = ebody.get("events") if isinstance(ebody, dict) else None
-                    if not isinstance(raw, list):
-                        raise ToolFailure(ErrorKind.MALFORMED, "events response has no 'events' list")
-                    events = [Event.model_validate(e) for e in raw if isinstance(e, dict)]
-                except (ToolFailure, _Absent, ValidationError) as e:
+                    events = fe.result()
+                except (ToolFailure, _Absent) as e:
                     events = None
                     events_error = getattr(e, "message", None) or str(e)
                     if getattr(e, "invocation", None) is not None:
-                        invs.append(e.invocation)
-            return WorkloadStatus(workload=Workload.model_validate(body), events=events, events_error=events_error)
+                        event_invs.append(e.invocation)
+                invs.extend(event_invs)
+            if not isinstance(body, dict):
+                raise ToolFailure(ErrorKind.MALFORMED, f"GET /api/v1/workloads/{wid} returned {_json_kind(body)} "
+                                                       "where a workload object was expected")
+            workload, problems = parse_lenient(Workload, body, "workload")
+            notes.extend(problems + (event_notes if events is not None else []))
+            return WorkloadStatus(workload=workload, events=events, events_error=events_error)
 
         return self._run("get_workload_status", {"workloadId": workload_id}, fn)
+
+    def _events(self, get, wid: str, cutoff: datetime | None, invs: list[Invocation],
+                notes: list[str]) -> list[Event]:
+        """Every page of events down to ``cutoff`` (at most ``max_event_pages``), bad items skipped and counted."""
+        events: list[Event] = []
+        skips = Skips("events")
+        offset, seen = 0, {0}
+        for _ in range(self.max_event_pages):
+            body, inv = get(f"/api/v1/workloads/{wid}/events",
+                            [("sortOrder", "desc"), ("offset", str(offset)), ("limit", str(self.page_limit))])
+            invs.append(inv)
+            raw = body.get("events") if isinstance(body, dict) else None
+            if not isinstance(raw, list):
+                raise ToolFailure(ErrorKind.MALFORMED, "events response has no 'events' list")
+            good = skips.parse(Event, raw)
+            events += good
+            nxt = body.get("next")
+            if nxt is None or not raw:
+                break
+            if cutoff is not None and any((t := parse_time(e.createdAt)) is not None and t < cutoff for e in good):
+                break  # this page reached the lookback: older events are outside the window
+            if not isinstance(nxt, int) or isinstance(nxt, bool) or nxt <= offset or nxt in seen:
+                notes.append(f"events pagination stopped: the server returned next={nxt!r} after offset {offset}; "
+                             "older events in the lookback were not read")
+                break
+            seen.add(nxt)
+            offset = nxt
+        else:
+            notes.append(f"events pagination stopped after {self.max_event_pages} pages ({len(events)} events) "
+                         "before the lookback was reached: older events were not read")
+        notes[:0] = skips.note()
+        return events
 
     def get_workload_spec(self, workload_id: str, workload_type: str | None) -> ToolResult:
         """``get_workload_spec``: the submitted spec from the per-kind endpoint (absent kind → ABSENT)."""
@@ -348,22 +501,25 @@ class RunaiClient:
 
         def fn(get, invs: list[Invocation], notes: list[str]) -> list[Pod]:
             pods: list[Pod] = []
+            skips = Skips("pods")
             offset = 0
             for _ in range(self.max_pages):
                 body, inv = get(f"/api/v1/workloads/{quote(workload_id, safe='')}/pods",
-                                           [("offset", str(offset)), ("limit", str(self.page_limit))])
+                                [("offset", str(offset)), ("limit", str(self.page_limit))])
                 invs.append(inv)
                 if not isinstance(body, dict) or not isinstance(body.get("pods"), list):
                     raise ToolFailure(ErrorKind.MALFORMED, "pods response has no 'pods' list")
-                pods.extend(Pod.model_validate(p) for p in body["pods"] if isinstance(p, dict))
+                pods += skips.parse(Pod, body["pods"])
                 nxt = body.get("next")
                 if nxt is None or not body["pods"]:
-                    return pods
+                    break
                 if not isinstance(nxt, int) or nxt <= offset:
                     notes.append(f"pagination stopped: the server returned next={nxt!r} after offset {offset}")
-                    return pods
+                    break
                 offset = nxt
-            notes.append(f"pagination stopped after {self.max_pages} pages")
+            else:
+                notes.append(f"pagination stopped after {self.max_pages} pages")
+            notes[:0] = skips.note()
             return pods
 
         return self._run("get_workload_pods", {"workloadId": workload_id}, fn)
@@ -374,6 +530,7 @@ class RunaiClient:
 
         def fn(get, invs: list[Invocation], notes: list[str]) -> History:
             records: list[HistoryRecord] = []
+            skips = Skips("history records")
             offset, pages = 0, 0
             reached = False
             while True:
@@ -382,16 +539,18 @@ class RunaiClient:
                                  "cutoff: older records in the window were not read")
                     break
                 body, inv = get(f"/api/v1/workloads/{quote(workload_id, safe='')}/history",
-                                           [("offset", str(offset)), ("limit", "50")])
+                                [("offset", str(offset)), ("limit", "50")])
                 invs.append(inv)
                 pages += 1
                 if not isinstance(body, dict) or not isinstance(body.get("records"), list):
                     raise ToolFailure(ErrorKind.MALFORMED, "history response has no 'records' list")
                 page_old = False
                 for raw in body["records"]:
-                    rec = _history_record(raw)
+                    rec, why = _history_record(raw)
                     if rec is None:
+                        skips.skip(why)
                         continue
+                    skips.keep()
                     at = parse_time(rec.at)
                     if at is not None and at < cutoff:
                         page_old = True
@@ -408,6 +567,7 @@ class RunaiClient:
                                  f"offset {offset}")
                     break
                 offset = nxt
+            notes[:0] = skips.note()
             return History(records=records, pages=pages, reached_cutoff=reached)
 
         return self._run("get_workload_history", {"workloadId": workload_id, "cutoff": iso(cutoff)}, fn)
@@ -427,9 +587,12 @@ class RunaiClient:
                 raise ToolFailure(ErrorKind.MALFORMED, "metrics response has no 'measurements' list")
             raw_ms = raw[0].get("measurements") if raw and isinstance(raw[0], dict) else None
             out: list[MetricSeries] = []
+            skips = Skips("metric series")
             for idx, m in enumerate(body["measurements"]):
                 if not isinstance(m, dict) or not isinstance(m.get("type"), str):
+                    skips.skip("field 'type' is not a string" if isinstance(m, dict) else "an item is not an object")
                     continue
+                skips.keep()
                 raw_m = raw_ms[idx] if isinstance(raw_ms, list) and idx < len(raw_ms) else None
                 served_vals = raw_m.get("values") if isinstance(raw_m, dict) else None
                 samples_: list[MetricSample] = []
@@ -445,8 +608,10 @@ class RunaiClient:
                     if val is None:
                         bad += 1
                         continue
-                    samples_.append(MetricSample(timestamp=v.get("timestamp"), value=val))
+                    ts = v.get("timestamp")
+                    samples_.append(MetricSample(timestamp=ts if isinstance(ts, str) else None, value=val))
                 out.append(MetricSeries(type=m["type"], samples=samples_, unparsable=bad))
+            notes[:0] = skips.note()
             return out
 
         return self._run("get_workload_metrics", {"workloadId": workload_id, "start": iso(start), "end": iso(end),
@@ -480,9 +645,10 @@ def _parse_metric_value(v: Any) -> float | None:
     return f
 
 
-def _history_record(raw: Any) -> HistoryRecord | None:
+def _history_record(raw: Any) -> tuple[HistoryRecord | None, str]:
+    """One history record, or None with the reason it cannot be used."""
     if not isinstance(raw, dict):
-        return None
+        return None, "an item is not an object"
     meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else {}
     spec = raw.get("spec") if isinstance(raw.get("spec"), dict) else {}
     ev = spec.get("event")
@@ -490,7 +656,51 @@ def _history_record(raw: Any) -> HistoryRecord | None:
     try:
         event = Event.model_validate(ev) if isinstance(ev, dict) else None
         phase = PhaseUpdate.model_validate(pu) if isinstance(pu, dict) else None
-    except ValidationError:
-        return None
+    except ValidationError as e:
+        part = "spec.event" if isinstance(ev, dict) and _fails(Event, ev) else "spec.phaseUpdate"
+        return None, field_problem({**e.errors()[0], "loc": (part, *e.errors()[0]["loc"])})
     at = meta.get("creationTimestamp") or (event.createdAt if event else None)
-    return HistoryRecord(at=at, type=meta.get("type"), event=event, phase_update=phase)
+    typ = meta.get("type")
+    return HistoryRecord(at=at if isinstance(at, str) else None, type=typ if isinstance(typ, str) else None,
+                         event=event, phase_update=phase), ""
+
+
+def _fails(model, value: dict) -> bool:
+    try:
+        model.model_validate(value)
+        return False
+    except ValidationError:
+        return True
+
+
+def _json_kind(v: Any) -> str:
+    return {str: "a JSON string", bool: "a JSON boolean", int: "a JSON number", float: "a JSON number",
+            list: "a JSON array", type(None): "JSON null"}.get(type(v), "a JSON value")
+
+
+def _size(n: int) -> str:
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= factor:
+            return f"{n / factor:g} {unit}"
+    return f"{n} bytes"
+
+
+def _parse_body(r: _Answer, what: str) -> Any:
+    """The JSON of a 2xx body; every way it is not usable JSON is one MALFORMED line naming what came instead."""
+    ctype = (r.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+    try:
+        body = json.loads(r.content)
+    except UnicodeDecodeError:
+        raise ToolFailure(ErrorKind.MALFORMED, f"{what} returned a body that is not valid UTF-8 JSON",
+                          r.status_code) from None
+    except RecursionError:
+        raise ToolFailure(ErrorKind.MALFORMED, f"{what} returned JSON nested too deeply to read",
+                          r.status_code) from None
+    except ValueError:
+        got = f" ({ctype})" if ctype and ctype != "application/json" else ""
+        raise ToolFailure(ErrorKind.MALFORMED, f"{what} returned a body that is not valid JSON{got}",
+                          r.status_code) from None
+    if not _json_depth_ok(body):
+        raise ToolFailure(ErrorKind.MALFORMED, f"{what} returned JSON nested deeper than {MAX_JSON_DEPTH} levels",
+                          r.status_code)
+    return body

@@ -58,9 +58,10 @@ class RunaiSource(Protocol):
         update first, every page (``data: list[Workload]``)."""
         ...
 
-    def get_workload_status(self, workload_id: str) -> ToolResult:
-        """``get_workload_status``: the workload and its recent events (``data: WorkloadStatus``; ``events is
-        None`` when only the events could not be read)."""
+    def get_workload_status(self, workload_id: str, *, cutoff: datetime | None = None) -> ToolResult:
+        """``get_workload_status``: the workload and its recent events, newest first down to ``cutoff`` (the
+        lookback) when given (``data: WorkloadStatus``; ``events is None`` when only the events could not be read;
+        ``notes`` says what was skipped or not read)."""
         ...
 
     def get_workload_spec(self, workload_id: str, workload_type: str | None) -> ToolResult:

@@ -46,9 +46,10 @@ def _fatal_if_unreachable(result, what: str) -> None:
 
 def _status_update(st) -> dict:
     """A usable status read: its call, and the limitation when its events could not be fetched (Step 1.6)."""
-    upd: dict = {"status": st, "calls": calls_of(st, Step.STATUS)}
+    upd: dict = {"status": st, "calls": calls_of(st, Step.STATUS),
+                 "limitations": limitations(Step.STATUS, *(f"{st.tool}: {n}" for n in st.notes))}
     if st.ok and st.data.events is None:
-        upd["limitations"] = limitations(
+        upd["limitations"] = upd["limitations"] + limitations(
             Step.STATUS, "Recent events could not be fetched (events: null): a fetch failure, not proof that no "
                          f"events occurred ({st.data.events_error or 'no detail'}); history and Tier 2 evidence were "
                          "used instead.")
@@ -105,7 +106,7 @@ def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
         if phase not in ("running", "pending"):
             continue
         ctx.step(f"get_workload_status {w.id}")
-        st = ctx.runai.get_workload_status(w.id)
+        st = ctx.runai.get_workload_status(w.id, cutoff=req.cutoff)
         _fatal_if_unreachable(st, f"workload {w.id}")
         if st.ok and _confirms_symptom(st.data, phase):
             upd = _status_update(st)
@@ -142,7 +143,7 @@ def get_workload_status(state: State, runtime: Runtime[Context]) -> Command:
     """Step 1.2 — get_workload_status of the selected workload."""
     ctx = runtime.context
     ctx.step("get_workload_status")
-    st = ctx.runai.get_workload_status(state.selected_id)
+    st = ctx.runai.get_workload_status(state.selected_id, cutoff=state.request.cutoff)
     if st.status == ToolStatus.ABSENT:
         return _end(stops.no_match(f"Workload {state.selected_id} was not found. Please check the workload ID or "
                                    "give the workload name and project."), **_status_update(st))
