@@ -45,7 +45,6 @@ def test_settings_read_the_environment_once_and_explicit_values_win(tmp_path, mo
     assert Settings.from_env({"KUBECONFIG": f"{tmp_path / 'a'}:{tmp_path / 'b'}"}).kubeconfig_path(None) == \
         str(tmp_path / "a")
     assert make_kube("/x", False, s) == (None, "--no-kube was given")
-    assert make_kube("/x", False, s) == (None, "--no-kube was given")
     kube, why = make_kube(str(tmp_path / "missing.yaml"), True, s)
     assert kube is None and why.startswith(f"the kubeconfig {tmp_path / 'missing.yaml'} could not be loaded (")
 
