@@ -31,11 +31,13 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
              runai_url: str | None = None, client_id: str | None = None, client_secret: str | None = None,
              kubeconfig: str | None = None, use_kube: bool = True, kube_reader: Any = None,
              transport: httpx.BaseTransport | None = None, retry_sleep: Callable[[float], None] | None = None,
-             progress: Callable[[str], None] | None = None, llm: Any = None) -> DiagnosisResult:
+             progress: Callable[[str], None] | None = None, llm: Any = None,
+             on_invocation: Callable[[Any, float], None] | None = None) -> DiagnosisResult:
     """Diagnose one workload. Raises InvalidInput, ApiUnavailable or ApiAuthError; anything else is a result.
 
     ``llm`` (optional, any langchain-core chat model) only adds a validated ``explanation``; it never changes
-    the outcome, category, evidence or recommendations.
+    the outcome, category, evidence or recommendations. ``on_invocation(invocation, elapsed_ms)`` is called after
+    each Run:ai read (the ``tools.base.Invocation`` that ``tool_calls`` cite; ``failed -v`` prints them).
     """
     req = build_request(cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name,
                         project=project, intent=intent, lookback=lookback, now=now)
@@ -44,7 +46,7 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     complete = req.cluster_id and (req.workload_id or (req.workload_name and req.project))
     if complete and not url:
         raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
-    kw: dict[str, Any] = {"transport": transport}
+    kw: dict[str, Any] = {"transport": transport, "on_invocation": on_invocation}
     if retry_sleep is not None:
         kw["sleep"] = retry_sleep
     runai = RunaiClient(url or "http://runai-url-not-configured.invalid", cid, secret, **kw)
