@@ -150,14 +150,14 @@ def _group(
 INTENTS = ("terminal", "active")
 
 
-def _complete_intent(ctx: Any, param: Any, incomplete: str) -> list[str]:
+def _complete_intent(incomplete: str) -> list[str]:
     return [i for i in INTENTS if i.startswith(incomplete)]
 
 
 def intent_option() -> Any:
     """``--intent terminal|active``: shown (and completed) as a choice, checked by ``check_intent`` so a bad value
     gets the same one-line error as every other bad input."""
-    return typer.Option("terminal", "--intent", metavar="[terminal|active]", shell_complete=_complete_intent,
+    return typer.Option("terminal", "--intent", metavar="[terminal|active]", autocompletion=_complete_intent,
                         help="terminal (a past/terminal failure) or active (a current CrashLoopBackOff / start "
                              "failure).")
 
