@@ -6,6 +6,7 @@ Set WD_RECORD_TIER2=1 to (re)write the cassettes into evals/scenarios/tier2/*/ca
 from __future__ import annotations
 
 import base64
+import json
 import os
 from pathlib import Path
 
@@ -19,12 +20,21 @@ pytestmark = pytest.mark.k8s
 TIER2 = [s for s in all_scenarios() if s.tier2]
 
 
+UIDS: dict[tuple[str, str], str] = {}  # (namespace, pod) -> the UID this session's apiserver assigned
+
+
 @pytest.fixture(scope="module")
 def applied(kube_apiserver, admin_core, kubelet):
     for sc in TIER2:
-        kubeworld.apply(kubeworld.load(sc.path / "kube.json"), admin_core, kubelet_port=kubelet.port,
-                        add_log=lambda ns, pod, c, text, prev: kubelet.add_log(ns, pod, c, text, previous=prev))
+        UIDS.update(kubeworld.apply(kubeworld.load(sc.path / "kube.json"), admin_core, kubelet_port=kubelet.port,
+                                    add_log=lambda ns, pod, c, text, prev: kubelet.add_log(ns, pod, c, text,
+                                                                                            previous=prev)))
     return kube_apiserver
+
+
+def _world(sc) -> dict:
+    """The scenario's Run:ai world reporting the pod UIDs the apiserver assigned (as Run:ai does)."""
+    return kubeworld.with_pod_uids(json.loads(sc.world.read_text()), UIDS)
 
 
 def _reader(cluster):
@@ -40,14 +50,14 @@ def test_tier2_scenarios_exist():
 @pytest.mark.parametrize("sc", TIER2, ids=lambda s: s.id)
 def test_live_then_cassette(applied, sc, tmp_path):
     cluster = applied
-    res, _ = live(sc, kube_reader=_reader(cluster))
+    res, _ = live(sc, world=_world(sc), kube_reader=_reader(cluster))
     assert (res.outcome, res.category, res.route) == (sc.expected.outcome, sc.expected.category,
                                                       sc.expected.route), res.report
     assert any(c.tool == "kubernetes" for c in res.tool_calls)
     assert any(e.source.startswith("kubectl ") and " -n " in e.source for e in res.evidence)
     # record (to the scenario when asked) and replay without any server
     target = sc.cassette if os.environ.get("WD_RECORD_TIER2") else tmp_path / "cassette.yaml"
-    rec = record(sc, cassette=target, kube_reader=_reader(cluster), kube_server=cluster.server)
+    rec = record(sc, cassette=target, kube_reader=_reader(cluster), kube_server=cluster.server, world=_world(sc))
     assert (rec.outcome, rec.category) == (res.outcome, res.category)
     rep = replay(sc, cassette=target)
     assert (rep.outcome, rep.category, rep.route) == (res.outcome, res.category, res.route)
@@ -79,7 +89,7 @@ def test_wrong_token_is_a_limitation(applied):
 
 def test_crash_quotes_the_failing_log_line(applied):
     sc = next(s for s in TIER2 if s.expected.category == "CRASH_APP_ERROR")
-    res, _ = live(sc, kube_reader=_reader(applied))
+    res, _ = live(sc, world=_world(sc), kube_reader=_reader(applied))
     assert "KeyError: 'CONFIG_PATH'" in res.report
     line = next(e for e in res.evidence if "Failing log line" in e.text)
     assert line.source.startswith("kubectl logs trainer-b-0-0 -n runai-t2b")
@@ -90,7 +100,7 @@ def test_image_pull_recommendation_follows_the_registry_error(applied):
     for sc in TIER2:
         name = sc.id.split("/")[-1]
         if name in want:
-            res, _ = live(sc, kube_reader=_reader(applied))
+            res, _ = live(sc, world=_world(sc), kube_reader=_reader(applied))
             assert want[name] in " ".join(res.recommendations), (name, res.recommendations)
 
 
@@ -106,7 +116,7 @@ def test_a_50mb_previous_log_is_diagnosed_within_the_bound(applied, kubelet, adm
     pod = kube["pods"][0]["metadata"]["name"]
     kubelet.add_generated_log(ns, pod, "main", 50 * 1024 * 1024, previous=True, honour_limits=False)
     try:
-        res, _ = live(sc, kube_reader=_reader(applied))
+        res, _ = live(sc, world=_world(sc), kube_reader=_reader(applied))
     finally:
         kubelet.generated.pop((ns, pod, "main", True), None)
     assert res.category == "CRASH_APP_ERROR"

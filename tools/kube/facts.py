@@ -60,6 +60,8 @@ class ContainerFacts(BaseModel):
 class PodFacts(_Facts):
     name: str
     namespace: str
+    uid: str | None = None  # metadata.uid: which pod this is (a same-name pod created later has another one)
+    created_at: datetime | None = None  # metadata.creationTimestamp
     node_name: str | None = None
     phase: str | None = None
     reason: str | None = None  # pod-level, e.g. Evicted
@@ -253,6 +255,8 @@ def _pod_facts(pod: Any) -> PodFacts:
     pf = PodFacts(
         name=name,
         namespace=ns,
+        uid=str(_g(md, "uid")) if _g(md, "uid") else None,
+        created_at=_tz(_g(md, "creation_timestamp")),
         node_name=_g(spec, "node_name"),
         phase=_g(st, "phase"),
         reason=clean(_g(st, "reason"), "status.reason"),
