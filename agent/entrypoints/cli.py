@@ -204,7 +204,9 @@ def failed(
     if as_json:
         typer.echo(json.dumps(result.model_dump(mode="json"), indent=2, sort_keys=False))
     else:
-        print_report(result.report)
+        from agent.procedures.runai_failed.report import text_report
+
+        print_report(text_report(result))
     code = result_exit_code(result.route)
     if code:
         raise typer.Exit(code)

@@ -72,6 +72,9 @@ class PodFacts(_Facts):
     start_time: datetime | None = None
     restart_policy: str | None = None
     labels: dict[str, str] = Field(default_factory=dict)
+    # the pod as ``kubectl get pod -o json`` shows it (metadata without managedFields/annotations, spec, status),
+    # redacted and injection-scanned: what the lifecycle phase rules read. Never part of a dump.
+    manifest: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
 
     def container(self, name: str) -> ContainerFacts | None:
         for c in [*self.init_containers, *self.containers]:
@@ -271,6 +274,17 @@ def _pod_facts(pod: Any) -> PodFacts:
     )
     pf.injections = clean.injections
     return pf
+
+
+def _pod_manifest(api_client: Any, pod: Any) -> dict[str, Any]:
+    """The pod as JSON (the API's own field names), without managedFields and annotations, redacted."""
+    import guardrails
+
+    doc = api_client.sanitize_for_serialization(pod) or {}
+    md = {k: v for k, v in (doc.get("metadata") or {}).items() if k not in ("managedFields", "annotations")}
+    clean, _ = guardrails.sanitize_value({"metadata": md, "spec": doc.get("spec") or {},
+                                         "status": doc.get("status") or {}})
+    return clean  # injection findings are the facts' own (the same strings, scanned once for the facts)
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

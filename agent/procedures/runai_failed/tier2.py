@@ -12,6 +12,7 @@ from agent.evidence import kube as kev
 from agent.model.limits import Limits
 from agent.model.signals import Kind
 from agent.procedures.runai_failed import evidence as ev
+from agent.procedures.runai_failed import layers
 from agent.procedures.runai_failed.pod_identity import not_the_workloads_pod
 from agent.procedures.runai_failed.state import KubeEvidence, State
 from agent.taxonomy.categories import UNKNOWN
@@ -49,9 +50,10 @@ def collect(kube, limits: Limits, state: State) -> KubeEvidence:
                     out.limitations.append(f"Pod {name} no longer exists in namespace {ns}: kubectl describe pod "
                                            "evidence is missing for it.")
         facts = _the_workloads_pods(facts, reported, w, out)
-        for pf in facts:
-            _collect_pod(kube, limits, pf, ns, names, out)
+        events = {pf.name: _collect_pod(kube, limits, pf, ns, names, out) for pf in facts}
         all_sigs = list(state.signals) + out.signals
+        if facts and layers.applies(w.phase, all_sigs):
+            out.layers = layers.walk(w.name, ns, state.request.now, facts, events)
         # node evidence: when pod/history evidence points at the node, or the termination is still unexplained
         # (exit 137/143 or no category) — node conditions are one of the causes the skill names
         if any(s.kind == Kind.NODE_FAILURE for s in all_sigs) or classify(all_sigs).category == UNKNOWN.name:
@@ -108,7 +110,8 @@ def _the_workloads_pods(facts: list, reported: dict, w, out: KubeEvidence) -> li
     return kept
 
 
-def _collect_pod(kube, limits: Limits, pf, ns: str, names: list[str], out: KubeEvidence) -> None:
+def _collect_pod(kube, limits: Limits, pf, ns: str, names: list[str], out: KubeEvidence) -> list:
+    """Describe one pod, its events and (when it crashed) its previous logs into ``out``; returns its events."""
     out.calls.append(pf.source)
     out.injections += list(getattr(pf, "injections", []) or [])
     psigs = kev.kube_pod_signals(pf, pf.source, names)
@@ -155,3 +158,4 @@ def _collect_pod(kube, limits: Limits, pf, ns: str, names: list[str], out: KubeE
                                           f"lines{trunc}"))
         else:
             out.lines.append((log.source, f"Previous log of {c.name} is empty"))
+    return events
