@@ -128,3 +128,34 @@ def test_a_50mb_previous_log_is_diagnosed_within_the_bound(applied, kubelet, adm
           f"of {recs[-1].total_bytes:,}")
     assert "read 262145 bytes" in line or "read 262144 bytes" in line
     assert recs[-1].total_bytes >= 50 * 1024 * 1024 and sent < 5 * 1024 * 1024
+
+
+def test_pending_with_a_pod_start_signal_shows_the_pods_lifecycle_layers(applied):
+    """Issue 11 item 4: the Run:ai diagnosis of a Pending workload whose pod Tier 2 read walks the pod's layers
+    with the lifecycle procedure's rules (optional --json key ``lifecycle``; the CLI text prints it after the
+    report); a workload that is not Pending has no walk."""
+    from agent.model import lifecycle as lc
+    from agent.procedures.runai_failed.report import text_report
+
+    sc = next(s for s in TIER2 if s.id.endswith("serve-d1"))
+    res, _ = live(sc, world=_world(sc), kube_reader=_reader(applied))
+    assert res.workload.phase == "Pending" and res.category == "IMAGE_PULL_FAILED"
+    walk = res.lifecycle
+    assert walk is not None
+    assert [p.name for p in walk.phases] == [lc.SCHEDULING, lc.IMAGE_PULL, lc.INIT, lc.CONTAINER_START, lc.READY]
+    by = {p.name: p for p in walk.phases}
+    assert by[lc.SCHEDULING].status == "done" and by[lc.IMAGE_PULL].status == "warning"
+    assert walk.first_incomplete == lc.IMAGE_PULL
+    assert walk.layer.owner == "researcher" and "image name and tag" in walk.layer.next_action
+    assert any("ImagePullBackOff" in e.text and e.source.startswith("kubectl describe pod serve-d1-0-0 -n ")
+               for e in by[lc.IMAGE_PULL].evidence)
+    data = res.model_dump(mode="json")
+    assert list(data)[-1] == "lifecycle" and data["lifecycle"]["first_incomplete"] == "Image pull"
+    assert "Lifecycle layers" not in res.report  # the --json report field is unchanged
+    text = text_report(res)
+    assert text.startswith(res.report)
+    assert "Lifecycle layers of the pod (Tier 2): first incomplete: Image pull (warning), owner researcher:" in text
+    assert "[!] Image pull" in text and "[x] Pod scheduling" in text
+    not_pending = next(s for s in TIER2 if s.id.endswith("trainer-b"))
+    other, _ = live(not_pending, world=_world(not_pending), kube_reader=_reader(applied))
+    assert other.lifecycle is None and "lifecycle" not in other.model_dump(mode="json")
