@@ -180,3 +180,27 @@ def test_no_color_means_no_escape_sequence_at_all(sim):
     assert code == 0 and b"--intent" in out and not ANSI.search(out), out[:400]
     code, out = run_in_pty(["failed", "--help"], {}, cols=80)
     assert ANSI.search(out)  # help on a terminal is styled without NO_COLOR: the assertion above can fail
+
+
+def test_lifecycle_verbose_prints_each_request_it_made(tmp_path):
+    """`lifecycle -v`: the same request lines, one per read of the refresh (against a recorded apiserver)."""
+    import yaml
+
+    from tests.lifecycle import recording
+    from tests.lifecycle.replay_server import ReplayServer
+    from tools.kube import kubeconfig_for
+
+    server = ReplayServer(recording.CASSETTES / "kueue-quota.yaml")
+    try:
+        kc = tmp_path / "kc"
+        kc.write_text(yaml.safe_dump(kubeconfig_for(server.url, "replay-token")))
+        m = recording.meta("kueue-quota")
+        r = run(["lifecycle", m["name"], "-n", m["namespace"], "--kubeconfig", str(kc), "--json", "-v"])
+    finally:
+        server.close()
+    assert r.returncode == 0, r.stderr
+    calls = json.loads(r.stdout)["tool_calls"]
+    lines = r.stderr.strip().splitlines()
+    got = [re.match(r"^workload-diagnose: (GET /\S+) -> (\d{3}) in \d+ ms$", ln) for ln in lines]
+    assert all(got) and [g.group(1) for g in got] == [c["request"] for c in calls], (lines, calls)
+    assert "replay-token" not in r.stderr

@@ -113,14 +113,21 @@ class _Elapsed:
         return Text(self._p.text())
 
 
-def request_printer(echo: Callable[[str], None]) -> Callable[[Any, float], None]:
-    """``-v``: one line per read, ``METHOD /path?query STATUS in N ms``: the same request text ``tool_calls`` and
-    the report cite (``Invocation.request``), redacted once more before it is printed."""
+def request_line(request: str, status: int | None, ms: float | None, attempts: int = 1) -> str:
+    """``-v``: one read as ``METHOD /path?query STATUS in N ms``, redacted once more before it is printed."""
     import guardrails
 
+    took = f" in {ms:.0f} ms" if ms is not None else ""
+    tries = f" ({attempts} attempts)" if (attempts or 1) > 1 else ""
+    return guardrails.redact(f"workload-diagnose: {request} -> {status if status is not None else 'no answer'}"
+                             f"{took}{tries}")
+
+
+def request_printer(echo: Callable[[str], None]) -> Callable[[Any, float], None]:
+    """``failed -v``: prints each Run:ai read from its ``Invocation``, the request text ``tool_calls`` and the
+    report cite."""
+
     def on_invocation(inv: Any, ms: float) -> None:
-        status = inv.status_code if inv.status_code is not None else "no answer"
-        tries = f" ({inv.attempts} attempts)" if (inv.attempts or 1) > 1 else ""
-        echo(guardrails.redact(f"workload-diagnose: {inv.request} -> {status} in {ms:.0f} ms{tries}"))
+        echo(request_line(inv.request, inv.status_code, ms, inv.attempts))
 
     return on_invocation
