@@ -11,13 +11,13 @@ one that cannot be imported is skipped, and invoking a command then says which e
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any, Callable, Optional
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
 from agent.entrypoints.errors import EXIT_HELP, fail
+from agent.entrypoints.terminal import verbose_option
 
 PLUGIN_GROUP = "workload_diagnose.commands"
 EXTRA_HINT = "pip install 'workload-diagnose[evals]' (in a source checkout: pip install -e '.[evals]')"
@@ -160,10 +160,6 @@ def intent_option() -> Any:
     return typer.Option("terminal", "--intent", metavar="[terminal|active]", autocompletion=_complete_intent,
                         help="terminal (a past/terminal failure) or active (a current CrashLoopBackOff / start "
                              "failure).")
-
-
-def verbose_option() -> Any:
-    return typer.Option(False, "--verbose", "-v", help="Print each request (method, path, status, ms) to stderr.")
 
 
 @app.command(cls=Command, epilog=EXIT_HELP)

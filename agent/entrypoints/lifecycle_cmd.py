@@ -19,6 +19,7 @@ from typing import Optional
 import typer
 
 from agent.entrypoints.errors import EXIT_AUTH, EXIT_UNREACHABLE, EXIT_USAGE, fail
+from agent.entrypoints.terminal import verbose_option
 
 _DNS = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -57,8 +58,7 @@ def lifecycle(
     interval: str = typer.Option("2s", "--interval", help="Refresh interval with --watch (> 0)."),
     max_iterations: Optional[int] = typer.Option(None, "--max-iterations", help="Stop --watch after N refreshes."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (one per refresh with --watch)."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Print each request (method, path, status, ms) "
-                                                                "to stderr."),
+    verbose: bool = verbose_option(),
 ) -> None:
     """Walk the lifecycle layers of one Job or RayJob and name the first one that is not done, its owner and the
     next action (read-only)."""

@@ -13,6 +13,13 @@ import time
 from typing import Any, Callable, TextIO
 
 
+def verbose_option() -> Any:
+    """``-v/--verbose`` of every product command: each request it made, one line on stderr (``request_line``)."""
+    import typer
+
+    return typer.Option(False, "--verbose", "-v", help="Print each request (method, path, status, ms) to stderr.")
+
+
 def no_color(environ: Any = None) -> bool:
     return bool((os.environ if environ is None else environ).get("NO_COLOR", ""))
 
