@@ -34,7 +34,8 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
              kubeconfig: str | None = None, use_kube: bool = True, kube_reader: Any = None,
              transport: httpx.BaseTransport | None = None, retry_sleep: Callable[[float], None] | None = None,
              progress: Callable[[str], None] | None = None, llm: Any = None, timeout: float | str = 60.0,
-             ca_file: str | None = None, limits: Limits | None = None) -> DiagnosisResult:
+             ca_file: str | None = None, limits: Limits | None = None,
+             on_invocation: Callable[[Any, float], None] | None = None) -> DiagnosisResult:
     """Diagnose one workload. Raises InvalidInput, ApiUnavailable or ApiAuthError; anything else is a result.
 
     ``timeout`` (seconds) is the one deadline of every Run:ai read of the diagnosis: when it is reached, reads in
@@ -44,7 +45,8 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     the CLI prints it). Ctrl-C
     (in the main thread) cancels every read at once and raises KeyboardInterrupt.
     ``llm`` (optional, any langchain-core chat model) only adds a validated ``explanation``; it never changes
-    the outcome, category, evidence or recommendations.
+    the outcome, category, evidence or recommendations. ``on_invocation(invocation, elapsed_ms)`` is called after
+    each Run:ai read (the ``tools.base.Invocation`` that ``tool_calls`` cite; ``failed -v`` prints them).
     """
     try:
         seconds = parse_timeout(timeout)
@@ -68,7 +70,8 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     kw: dict[str, Any] = {"transport": transport, "deadline": deadline, "ca_file": ca_path,
                           "timeout": limits.read_idle_seconds, "max_body_bytes": limits.max_body_bytes,
                           "read_total": limits.read_total_seconds, "max_event_pages": limits.max_event_pages,
-                          "url_origin": "--runai-url" if runai_url else "RUNAI_BASE_URL"}
+                          "url_origin": "--runai-url" if runai_url else "RUNAI_BASE_URL",
+                          "on_invocation": on_invocation}
     if retry_sleep is not None:
         kw["sleep"] = retry_sleep
     runai = RunaiClient(url or "http://runai-url-not-configured.invalid", cid, secret, **kw)

@@ -178,8 +178,9 @@ def _make_node(api, name: str, kubelet_port: int) -> None:
     api.patch_node(name, {"spec": {"taints": None}})
 
 
-def _make_pod(api, ns: str, name: str, node: str, container: str, *, failed: bool) -> None:
-    api.create_namespaced_pod(ns, {"metadata": {"name": name}, "spec": {
+def _make_pod(api, ns: str, name: str, node: str, container: str, *, failed: bool) -> str:
+    """Create the pod; returns the UID the apiserver gave it (the Run:ai world must report the same one)."""
+    created = api.create_namespaced_pod(ns, {"metadata": {"name": name}, "spec": {
         "nodeName": node, "restartPolicy": "Never",
         "containers": [{"name": container, "image": "nvcr.io/nvidia/pytorch:24.05-py3"}]}})
     if failed:
@@ -188,6 +189,7 @@ def _make_pod(api, ns: str, name: str, node: str, container: str, *, failed: boo
             "name": container, "image": "nvcr.io/nvidia/pytorch:24.05-py3", "imageID": "", "ready": False,
             "restartCount": 0, "state": {"terminated": {"reason": "Error", "exitCode": 1, "startedAt": now,
                                                          "finishedAt": now}}, "lastState": {}}]}})
+    return created.metadata.uid
 
 
 def measure_tier2(tools: KubeTools, *, log_bytes: int = FIFTY_MB, scenario: str = "core/crash-exit-code",
@@ -225,7 +227,7 @@ def measure_tier2(tools: KubeTools, *, log_bytes: int = FIFTY_MB, scenario: str 
         api = kclient.CoreV1Api(api_client)
         api.create_namespace({"metadata": {"name": ns}})
         _make_node(api, node, kubelet.port)
-        _make_pod(api, ns, pod, node, container, failed=True)
+        wpod["id"] = _make_pod(api, ns, pod, node, container, failed=True)  # Tier 2 uses only that pod
         for name in ("bench-log-ignores-limits", "bench-log-honours-limits"):
             _make_pod(api, ns, name, node, "main", failed=False)
         kubelet.add_generated_log(ns, "bench-log-ignores-limits", "main", log_bytes, previous=True,

@@ -24,14 +24,45 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="workload-dia
 
 
 def _scenario(ref: str):
-    """A bundled scenario (suite/name) or a scenario directory; a one-line error when there is none."""
+    """A bundled scenario (suite/name) or a scenario directory; a one-line error when there is none or it is
+    not readable."""
     from evals.scenarios import ROOT, load_scenario
 
     try:
-        return load_scenario(ref)
+        sc = load_scenario(ref)
     except FileNotFoundError as e:
+        if Path(ref).is_dir() or (ROOT / ref).is_dir():  # the directory exists but its case.json does not
+            fail(f"scenario {ref!r} has no case.json ({e.filename})", 2)
         where = "" if ROOT.is_dir() else "; the bundled scenarios are in the source repository, not in the wheel"
         fail(f"{e.args[0]}{where}", 2)
+    except (ValueError, TypeError) as e:  # bad JSON (JSONDecodeError is a ValueError) or fields case.json lacks
+        fail(f"scenario {ref!r}: case.json is not a valid scenario case: {_first_line(e)}", 2)
+    _world(sc.world)  # the same one-line errors for its world.json, before anything starts
+    return sc
+
+
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+
+
+def _world(ref: str | Path) -> dict:
+    """A world.json (or a scenario directory holding one) as a dict; a one-line error (exit 2) when it is
+    missing, unreadable, not JSON or not a JSON object."""
+    p = Path(ref)
+    f = p / "world.json" if p.is_dir() else p
+    try:
+        data = json.loads(f.read_text())
+    except FileNotFoundError:
+        fail(f"no world at {str(f)!r}: give a scenario directory or its world.json", 2)
+    except IsADirectoryError:
+        fail(f"{str(f)!r} is a directory without a world.json", 2)
+    except (OSError, UnicodeDecodeError) as e:
+        fail(f"cannot read {str(f)!r}: {_first_line(e)}", 2)
+    except ValueError as e:
+        fail(f"{str(f)!r} is not valid JSON: {_first_line(e)}", 2)
+    if not isinstance(data, dict):
+        fail(f"{str(f)!r} is not a world: expected a JSON object with \"workloads\", got {type(data).__name__}", 2)
+    return data
 
 
 @app.command()
@@ -41,9 +72,21 @@ def simulate(
     delay_ms: int = typer.Option(0, "--delay-ms", help="Injected latency per request."),
 ) -> None:
     """Serve a scenario world through the real Run:ai API paths on 127.0.0.1 (for demos and recording)."""
+    import errno
+
     from evals.simulator import serve_forever
 
-    serve_forever(world, port=port, delay_ms=delay_ms)
+    if not 0 <= port <= 65535:
+        fail(f"--port must be between 0 and 65535, not {port}", 2)
+    if delay_ms < 0:
+        fail(f"--delay-ms must be 0 or more, not {delay_ms}", 2)
+    data = _world(world)
+    try:
+        serve_forever(data, port=port, delay_ms=delay_ms)
+    except OSError as e:
+        if e.errno in (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL):
+            fail(f"cannot listen on 127.0.0.1:{port}: {e.strerror} (choose another --port, or 0 for a free one)", 2)
+        raise
 
 
 @app.command()

@@ -39,8 +39,11 @@ def _node_conditions(ready: Any, at: str) -> list[dict]:
 
 
 def apply(kube: dict, api: Any, *, kubelet_port: int, add_log: Callable[[str, str, str, str, bool], None],
-          at: str = "2026-11-20T10:00:00Z") -> None:
-    """Create the world's objects (idempotent per apiserver: existing objects are left as they are)."""
+          at: str = "2026-11-20T10:00:00Z") -> dict[tuple[str, str], str]:
+    """Create the world's objects (idempotent per apiserver: existing objects are left as they are).
+
+    Returns the UID the apiserver gave each pod, by (namespace, name): the Run:ai world must report the same
+    ones (:func:`with_pod_uids`), as Run:ai does, or Tier 2 rightly refuses the pods as not the workload's."""
     from kubernetes.client.rest import ApiException
 
     def create(fn, *args):
@@ -73,17 +76,35 @@ def apply(kube: dict, api: Any, *, kubelet_port: int, add_log: Callable[[str, st
                         | {e["metadata"]["namespace"] for e in kube.get("events", [])})
     for ns in namespaces:
         create(api.create_namespace, {"metadata": {"name": ns}})
+    uids: dict[tuple[str, str], str] = {}
     for p in kube.get("pods", []):
         p = copy.deepcopy(p)
         status = p.pop("status", None)
-        ns = p["metadata"]["namespace"]
+        ns, name = p["metadata"]["namespace"], p["metadata"]["name"]
         if create(api.create_namespaced_pod, ns, p) and status:
-            api.patch_namespaced_pod_status(p["metadata"]["name"], ns, {"status": status})
+            api.patch_namespaced_pod_status(name, ns, {"status": status})
+        uids[(ns, name)] = api.read_namespaced_pod(name, ns).metadata.uid
     for e in kube.get("events", []):
         create(api.create_namespaced_event, e["metadata"]["namespace"], e)
     for lg in kube.get("logs", []):
         ns = next(p["metadata"]["namespace"] for p in kube["pods"] if p["metadata"]["name"] == lg["pod"])
         add_log(ns, lg["pod"], lg["container"], lg["text"], bool(lg.get("previous", True)))
+    return uids
+
+
+def with_pod_uids(world: dict, uids: dict[tuple[str, str], str]) -> dict:
+    """A copy of a Run:ai world whose pods carry the UIDs the apiserver assigned (pod ``id``), matched by the
+    workload's namespace and the pod's name; pods without a Kubernetes twin are left as they are."""
+    from evals.simulator import complete_workload
+
+    out = copy.deepcopy(world)
+    for w in out.get("workloads", []):
+        ns = complete_workload(w).get("namespace")
+        for pod in (out.get("pods") or {}).get(w["id"]) or []:
+            uid = uids.get((ns, pod.get("name")))
+            if uid:
+                pod["id"] = uid
+    return out
 
 
 def replay_reader():

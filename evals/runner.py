@@ -40,8 +40,9 @@ def live(sc: Scenario, *, delay_ms: int = 0, world: dict | None = None, kube_rea
 
 
 def record(sc: Scenario, *, cassette: Path | None = None, kube_reader=None,
-           kube_server: str | None = None) -> DiagnosisResult:
-    """Record from the simulator (and, for Tier 2, from the live kube-apiserver ``kube_reader`` talks to)."""
+           kube_server: str | None = None, world: dict | None = None) -> DiagnosisResult:
+    """Record from the simulator (and, for Tier 2, from the live kube-apiserver ``kube_reader`` talks to);
+    ``world`` replaces the scenario's world (Tier 2: with the pod UIDs that apiserver assigned)."""
     from agent.api import diagnose
     from evals.cassettes import recorder
     from evals.simulator import running_simulator
@@ -49,7 +50,7 @@ def record(sc: Scenario, *, cassette: Path | None = None, kube_reader=None,
     path = Path(cassette or sc.cassette)
     if path.exists():
         path.unlink()
-    with running_simulator(sc.world) as sim:
+    with running_simulator(world if world is not None else sc.world) as sim:
         with recorder(path, sim.url, kube_server).use_cassette(str(path)):
             res = diagnose(**_kwargs(sc), runai_url=sim.url, client_id=sim.client_id,
                            client_secret=sim.client_secret, use_kube=kube_reader is not None,

@@ -69,11 +69,26 @@ def test_unreachable_is_one_line_nonzero():
     assert len(r.stderr.strip().splitlines()) == 1 and "cannot reach" in r.stderr
 
 
-def test_missing_parameters_is_an_object_not_an_error():
+def test_missing_parameters_prints_the_object_and_exits_5():
+    """Issue 10 item 13: a missing required identifier is still the needs_input object, but not exit 0."""
     r = cli(["failed", "--workload-name", "job-a", "--json"])
-    assert r.returncode == 0
+    assert r.returncode == 5, r.stderr
     out = json.loads(r.stdout)
     assert (out["outcome"], out["route"], out["category"]) == ("needs_input", "missing_parameters", None)
+    assert out["question"]
+    text = cli(["failed", "--workload-name", "job-a"])
+    assert text.returncode == 5 and text.stdout.strip() and text.stderr == ""
+    assert "5 a required identifier is missing" in " ".join(cli(["failed", "--help"]).stdout.split())
+
+
+def test_other_needs_input_results_still_exit_0(sim):
+    """Only the missing identifier has its own code: a workload that does not exist is an answer (exit 0)."""
+    s, sc = sim
+    env = {"RUNAI_BASE_URL": s.url, "RUNAI_CLIENT_ID": s.client_id, "RUNAI_CLIENT_SECRET": s.client_secret}
+    r = cli(["failed", "--cluster-id", sc.args.cluster_id, "--workload-name", "no-such-job", "--project",
+             "ml-team", "--no-kube", "--json"], env)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["route"] == "no_matching_workload"
 
 
 @pytest.mark.parametrize("args", [["--workload-name", "a,projectName==x", "--project", "p"],

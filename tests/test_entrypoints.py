@@ -42,9 +42,8 @@ def test_settings_read_the_environment_once_and_explicit_values_win(tmp_path, mo
     assert s.runai("", None, None)[0] == "https://a.example"  # an empty URL falls back, as before
     assert s.kubeconfig_path("/explicit") == "/explicit"
     assert s.kubeconfig_path(None) == str(tmp_path / "kc")
-    monkeypatch.setenv("HOME", str(tmp_path))
-    assert Settings.from_env({}).kubeconfig_path(None) is None
-    assert make_kube(None, True, Settings()) == (None, "no kubeconfig was given (--kubeconfig or KUBECONFIG)")
+    assert Settings.from_env({"KUBECONFIG": f"{tmp_path / 'a'}:{tmp_path / 'b'}"}).kubeconfig_path(None) == \
+        str(tmp_path / "a")
     assert make_kube("/x", False, s) == (None, "--no-kube was given")
     kube, why = make_kube(str(tmp_path / "missing.yaml"), True, s)
     assert kube is None and why.startswith(f"the kubeconfig {tmp_path / 'missing.yaml'} could not be loaded (")
@@ -86,3 +85,39 @@ def test_a_plugin_that_cannot_be_imported_is_skipped_with_a_one_line_hint(monkey
     assert "Not loaded: evals" in helped.output and "[evals]" in " ".join(helped.output.split())
     r = CliRunner().invoke(cli.app, ["failed", "--intent", "x"])
     assert r.exit_code == 2  # the product's own command never needs the plugin
+
+
+def test_no_silent_fallback_to_the_home_kubeconfig(tmp_path, monkeypatch):
+    """~/.kube/config may hold admin credentials: Tier 2 reads only --kubeconfig or KUBECONFIG (issue 10 item 16)."""
+    home_kc = tmp_path / ".kube" / "config"
+    home_kc.parent.mkdir()
+    home_kc.write_text("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    assert Settings.from_env({}).kubeconfig_path(None) is None
+    kube, why = make_kube(None, True, Settings.from_env({}))
+    assert kube is None
+    assert "--kubeconfig PATH" in why and "KUBECONFIG" in why and "~/.kube/config is never read" in why
+
+
+def test_without_a_kubeconfig_the_report_says_how_to_turn_tier2_on(tmp_path, monkeypatch):
+    import json
+
+    from agent.api import diagnose
+    from evals.scenarios import all_scenarios
+    from evals.simulator import running_simulator
+
+    home_kc = tmp_path / ".kube" / "config"
+    home_kc.parent.mkdir()
+    home_kc.write_text("not: a kubeconfig\n")  # would be a different limitation if it were read
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    sc = next(s for s in all_scenarios() if s.tier2 and s.expected.category == "CRASH_APP_ERROR")
+    a = sc.args
+    with running_simulator(sc.world) as sim:
+        res = diagnose(cluster_id=a.cluster_id, workload_id=a.workload_id, workload_name=a.workload_name,
+                       project=a.project, intent=a.intent, lookback=a.lookback, now=a.now, runai_url=sim.url,
+                       client_id=sim.client_id, client_secret=sim.client_secret, retry_sleep=lambda s: None)
+    lim = next(x for x in res.limitations if "Tier 2" in x)
+    assert "pass --kubeconfig PATH or set KUBECONFIG" in lim and "could not be loaded" not in lim, lim
+    assert res.category == "UNKNOWN"

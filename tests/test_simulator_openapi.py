@@ -28,7 +28,13 @@ def _spec_path() -> Path:
 
 @pytest.fixture(scope="module")
 def openapi():
-    spec = json.loads(_spec_path().read_text())
+    path = _spec_path()
+    if not path.is_file():  # a clone without shared/ beside it: skip loudly, unless CI requires the spec
+        msg = f"RUN:AI OPENAPI SPEC NOT FOUND at {path} (shared/ beside the repository, or WD_SHARED_DIR)"
+        if os.environ.get("WD_REQUIRE_K8S", "").strip().lower() not in ("", "0", "false", "no"):
+            pytest.fail(msg + " (WD_REQUIRE_K8S is set, so this is a failure, not a skip)", pytrace=False)
+        pytest.skip(msg + " -- the simulator's OpenAPI checks are skipped")
+    spec = json.loads(path.read_text())
     spec["components"]["schemas"]["Phase"]["enum"] += SKILL_PHASES
     return OpenAPI.from_dict(spec)
 

@@ -11,13 +11,13 @@ one that cannot be imported is skipped, and invoking a command then says which e
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any, Callable, Optional
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
-from agent.entrypoints.errors import fail
+from agent.entrypoints.errors import EXIT_HELP, fail
+from agent.entrypoints.terminal import verbose_option
 
 PLUGIN_GROUP = "workload_diagnose.commands"
 EXTRA_HINT = "pip install 'workload-diagnose[evals]' (in a source checkout: pip install -e '.[evals]')"
@@ -75,8 +75,29 @@ class _Plugins:
 PLUGINS = _Plugins()
 
 
-class _Group(TyperGroup):
+class _FlagsAsFlags:
+    """Help shows a boolean flag as a flag: no ``<bool>`` value column (typer would show one)."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        params = super().get_params(ctx)  # type: ignore[misc]
+        for p in params:
+            if getattr(p, "is_flag", False) and getattr(p, "metavar", "") is None:
+                p.metavar = ""
+        return params
+
+
+class Command(_FlagsAsFlags, TyperCommand):
+    """The product commands' class (``app.command(cls=Command)``)."""
+
+
+class _Group(_FlagsAsFlags, TyperGroup):
     """The product's commands first, then the plugins' (never shadowing a product command)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        from agent.entrypoints.terminal import honour_no_color
+
+        honour_no_color()
+        return super().main(*args, **kwargs)
 
     def list_commands(self, ctx: Any) -> list[str]:
         own = super().list_commands(ctx)
@@ -101,73 +122,105 @@ class _Group(TyperGroup):
         super().format_help(ctx, formatter)
 
 
-app = typer.Typer(cls=_Group, add_completion=False, no_args_is_help=True,
+app = typer.Typer(cls=_Group, add_completion=True, no_args_is_help=True,
+                  context_settings={"help_option_names": ["-h", "--help"]},
                   help="Read-only diagnosis of failed GPU workloads on Run:ai (Kueue/KubeRay) clusters.")
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            v = version("workload-diagnose")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            v = "unknown (not installed)"
+        typer.echo(f"workload-diagnose {v}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _group() -> None:  # a group even while 'failed' is the product's only command: plugins add more
+def _group(
+    _show_version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit."),
+) -> None:  # a group even while 'failed' is the product's only command: plugins add more
     pass
 
 
-@app.command()
+INTENTS = ("terminal", "active")
+
+
+def _complete_intent(incomplete: str) -> list[str]:
+    return [i for i in INTENTS if i.startswith(incomplete)]
+
+
+def intent_option() -> Any:
+    """``--intent terminal|active``: shown (and completed) as a choice, checked by ``check_intent`` so a bad value
+    gets the same one-line error as every other bad input."""
+    return typer.Option("terminal", "--intent", metavar="[terminal|active]", autocompletion=_complete_intent,
+                        help="terminal (a past/terminal failure) or active (a current CrashLoopBackOff / start "
+                             "failure).")
+
+
+@app.command(cls=Command, epilog=EXIT_HELP)
 def failed(
     cluster_id: Optional[str] = typer.Option(None, "--cluster-id", help="Run:ai cluster UUID (required)."),
     workload_id: Optional[str] = typer.Option(None, "--workload-id", help="Option A: the workload UUID."),
     workload_name: Optional[str] = typer.Option(None, "--workload-name", help="Option B: exact workload name."),
     project: Optional[str] = typer.Option(None, "--project", help="Option B: the project name."),
-    intent: str = typer.Option("terminal", "--intent", help="terminal (a past/terminal failure) or active "
-                                                           "(a current CrashLoopBackOff / start failure)."),
+    intent: str = intent_option(),
     lookback: str = typer.Option("7d", "--lookback", help="History window: 90m, 36h, 7d, 2w."),
     now: Optional[str] = typer.Option(None, "--now", help="Pin the clock (ISO 8601) for replays."),
     runai_url: Optional[str] = typer.Option(None, "--runai-url", help="Run:ai control plane URL "
                                                                      "(default: RUNAI_BASE_URL)."),
-    kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Read-only kubeconfig for Tier 2."),
+    kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Read-only kubeconfig for Tier 2 "
+                                                                        "(default: KUBECONFIG; never "
+                                                                        "~/.kube/config)."),
     no_kube: bool = typer.Option(False, "--no-kube", help="Do not use Kubernetes (Tier 2) at all."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     timeout: str = typer.Option("60", "--timeout", help="Stop every read after this many seconds; what was not read "
                                                         "is stated."),
     ca_file: Optional[str] = typer.Option(None, "--ca-file", help="PEM CA bundle for TLS (default: SSL_CERT_FILE, "
                                                                   "REQUESTS_CA_BUNDLE, else certifi)."),
+    verbose: bool = verbose_option(),
 ) -> None:
     """Diagnose why one Run:ai workload failed (credentials: RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET)."""
     check_intent(intent)
     if kubeconfig and no_kube:
         _usage("--kubeconfig and --no-kube cannot be used together")
     from agent.api import diagnose
+    from agent.entrypoints.errors import result_exit_code
     from agent.entrypoints.settings import Settings
+    from agent.entrypoints.terminal import Progress, print_report, request_printer
     from tools.transport import plain_http_warning
 
     if insecure := plain_http_warning(runai_url or Settings.from_env().runai_base_url or ""):
         typer.echo(f"workload-diagnose: warning: {insecure}", err=True)
-    progress_cb = None
-    status = None
-    if not as_json and sys.stderr.isatty():
-        from rich.console import Console
-
-        status = Console(stderr=True).status("resolving workload…")
-        status.start()
-        progress_cb = lambda m: status.update(f"running {m}…")  # noqa: E731
+    progress = Progress("resolving workload", quiet=as_json)
     try:
         result = handled(lambda: diagnose(
             cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name, project=project,
             intent=intent, lookback=lookback, now=now, runai_url=runai_url, kubeconfig=kubeconfig,
-            use_kube=not no_kube, progress=progress_cb, timeout=timeout, ca_file=ca_file))
+            use_kube=not no_kube, progress=progress.update, timeout=timeout, ca_file=ca_file,
+            on_invocation=request_printer(progress.echo) if verbose else None))
     except KeyboardInterrupt:  # every read was cancelled by the deadline's SIGINT hook: end now, no traceback
-        if status is not None:
-            status.stop()
+        progress.stop()
         _exit_now("interrupted: nothing was diagnosed", 130)
     finally:
-        if status is not None:
-            status.stop()
+        progress.stop()
     if as_json:
         typer.echo(json.dumps(result.model_dump(mode="json"), indent=2, sort_keys=False))
     else:
-        _print_report(result.report)
+        from agent.procedures.runai_failed.report import text_report
+
+        print_report(text_report(result))
+    code = result_exit_code(result.route)
+    if code:
+        raise typer.Exit(code)
 
 
 def check_intent(intent: str) -> None:
-    if intent not in ("terminal", "active"):
+    if intent not in INTENTS:
         _usage(f"--intent must be 'terminal' or 'active', not {intent!r}")
 
 
@@ -188,30 +241,13 @@ def _usage(msg: str) -> None:
     fail(msg, EXIT_USAGE)
 
 
-def _print_report(text: str) -> None:
-    if sys.stdout.isatty():
-        from rich.console import Console
-        from rich.markup import escape
-
-        con = Console()
-        for i, line in enumerate(text.splitlines()):
-            if i == 0:
-                con.print(f"[bold]{escape(line)}[/bold]")
-            elif line.endswith(":") and not line.startswith("-"):
-                con.print(f"[bold cyan]{escape(line)}[/bold cyan]")
-            else:
-                con.print(escape(line), highlight=False)
-    else:
-        sys.stdout.write(text)
-
-
 from agent.entrypoints.lifecycle_cmd import lifecycle  # noqa: E402  (Kueue/KubeRay lifecycle view, issue 11)
 
-app.command("lifecycle")(lifecycle)
+app.command("lifecycle", cls=Command)(lifecycle)
 
 
-def main() -> None:  # console-script entry point
-    app()
+def main() -> None:  # console-script entry point (also `python -m agent.entrypoints.cli`: same name, same
+    app(prog_name="workload-diagnose")  # completion variable _WORKLOAD_DIAGNOSE_COMPLETE)
 
 
 if __name__ == "__main__":

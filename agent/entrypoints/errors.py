@@ -1,6 +1,7 @@
 """The one table from the product's exceptions to exit codes (CLI) and HTTP statuses (the future HTTP service).
 
-``workload-diagnose failed`` exits 0 whenever a result was produced; these are the failures that produce none.
+``workload-diagnose failed`` exits 0 whenever a result was produced, except the results in ``RESULT_EXITS``
+(the object is still printed); ``FAILURES`` are the failures that produce none.
 """
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ from typing import Callable
 
 import typer
 
+from agent.model.outcomes import Route
 from tools.base import ErrorKind, ToolFailure
 from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput
 
 EXIT_OK = 0
 EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH = 2, 3, 4
+EXIT_NEEDS_INPUT = 5  # a result was printed, but a required identifier is missing: nothing was diagnosed
 
 
 def _unavailable_status(e: BaseException) -> int:
@@ -45,6 +48,16 @@ FAILURES: tuple[Failure, ...] = (
     Failure(ApiAuthError, EXIT_AUTH, _auth_status, "the API (Run:ai or Kubernetes) refused the credentials"),
 )
 HANDLED: tuple[type[BaseException], ...] = tuple(f.exc for f in FAILURES)
+
+# Results that are printed but are not an answer a script may take for one: route -> exit code.
+RESULT_EXITS: dict[str, int] = {Route.MISSING_PARAMETERS.value: EXIT_NEEDS_INPUT}
+EXIT_HELP = ("Exit status: 0 a result was printed; 2 bad input; 3 the API cannot be reached; 4 the API refused "
+             "the credentials; 5 a required identifier is missing (the JSON needs_input object is still printed).")
+
+
+def result_exit_code(route: str | None) -> int:
+    """The exit code of a printed result: 0, or the distinct code of a result that asks for more input."""
+    return RESULT_EXITS.get(route or "", EXIT_OK)
 
 
 def _lookup(e: BaseException) -> Failure:

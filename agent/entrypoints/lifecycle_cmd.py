@@ -19,6 +19,7 @@ from typing import Optional
 import typer
 
 from agent.entrypoints.errors import EXIT_AUTH, EXIT_UNREACHABLE, EXIT_USAGE, fail
+from agent.entrypoints.terminal import verbose_option
 
 _DNS = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -57,6 +58,7 @@ def lifecycle(
     interval: str = typer.Option("2s", "--interval", help="Refresh interval with --watch (> 0)."),
     max_iterations: Optional[int] = typer.Option(None, "--max-iterations", help="Stop --watch after N refreshes."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (one per refresh with --watch)."),
+    verbose: bool = verbose_option(),
 ) -> None:
     """Walk the lifecycle layers of one Job or RayJob and name the first one that is not done, its owner and the
     next action (read-only)."""
@@ -98,6 +100,9 @@ def lifecycle(
                 _err(str(e), EXIT_AUTH)
             except LifecycleUnavailable as e:
                 _err(str(e), EXIT_UNREACHABLE)
+            finally:
+                if verbose:
+                    _print_requests(reader.calls)
             _emit(result, as_json=as_json, watch=watch, iteration=iterations, every=every)
             if not watch or _watch_over(result) or (max_iterations is not None and iterations >= max_iterations):
                 break
@@ -110,6 +115,13 @@ def lifecycle(
         reader.close()
         if metrics is not None:
             metrics.close()
+
+
+def _print_requests(calls) -> None:
+    from agent.entrypoints.terminal import request_line
+
+    for c in calls:
+        typer.echo(request_line(c.request, c.status, c.ms), err=True)
 
 
 def _watch_over(result) -> bool:

@@ -1,7 +1,8 @@
 """The environment, read in one place: ``Settings.from_env()`` once per entry point (CLI command, API call).
 
 Same variable names as the official Run:ai MCP server: RUNAI_BASE_URL, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET;
-KUBECONFIG for the optional read-only Tier 2 kubeconfig (else ``~/.kube/config`` when it exists); SSL_CERT_FILE,
+KUBECONFIG for the optional read-only Tier 2 kubeconfig. There is no fallback to ``~/.kube/config``: that file
+often holds a person's admin credentials, so Tier 2 reads only a kubeconfig the caller named. SSL_CERT_FILE,
 else REQUESTS_CA_BUNDLE, for a private CA bundle (``--ca-file`` wins over both).
 """
 from __future__ import annotations
@@ -10,7 +11,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-DEFAULT_KUBECONFIG = "~/.kube/config"
+NO_KUBECONFIG = ("no kubeconfig was given: pass --kubeconfig PATH or set KUBECONFIG to a read-only kubeconfig to "
+                 "turn Tier 2 on (~/.kube/config is never read implicitly)")
 
 
 @dataclass(frozen=True)
@@ -44,11 +46,11 @@ class Settings:
                 client_secret if client_secret is not None else self.runai_client_secret)
 
     def kubeconfig_path(self, explicit: str | None) -> str | None:
-        path = explicit or self.kubeconfig
-        if not path:
-            default = os.path.expanduser(DEFAULT_KUBECONFIG)
-            path = default if os.path.exists(default) else None
-        return path
+        """The kubeconfig Tier 2 reads: ``--kubeconfig``, else the first file of ``KUBECONFIG``, else none."""
+        if explicit:
+            return os.path.expanduser(explicit)
+        first = (self.kubeconfig or "").split(os.pathsep)[0]
+        return os.path.expanduser(first) if first else None
 
 
 def make_kube(kubeconfig: str | None, use_kube: bool, settings: Settings | None = None) -> tuple[Any, str | None]:
@@ -57,7 +59,7 @@ def make_kube(kubeconfig: str | None, use_kube: bool, settings: Settings | None 
         return None, "--no-kube was given"
     path = (settings or Settings.from_env()).kubeconfig_path(kubeconfig)
     if not path:
-        return None, "no kubeconfig was given (--kubeconfig or KUBECONFIG)"
+        return None, NO_KUBECONFIG
     try:
         from tools.kube import KubeReader
 

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent.model.result import EvidenceLine, ToolCall
+from agent.model.lines import EvidenceLine, ToolCall
 
 PhaseStatus = Literal["pending", "active", "done", "warning", "skipped"]
 Owner = Literal["researcher", "platform", "queue-owner", "node-pool-owner"]
@@ -60,6 +60,15 @@ def first_incomplete(phases: list[Phase]) -> Phase | None:
         if p.name in LISTED_PHASES and not p.complete:
             return p
     return None
+
+
+class PodLayers(BaseModel):
+    """The pod's layers of the lifecycle walk (Pod scheduling, Image pull, Init containers, Container start, Ready)
+    as the Run:ai report shows them: the same phases, first incomplete layer and owner as ``lifecycle --json``."""
+
+    phases: list[Phase] = Field(default_factory=list)
+    first_incomplete: str | None = None
+    layer: Layer | None = None
 
 
 class LifecycleResult(BaseModel):

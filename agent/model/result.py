@@ -1,7 +1,12 @@
 """The public result: the ``workload-diagnose failed --json`` contract. Field names and meanings are stable."""
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_serializer
+
+from agent.model.lifecycle import PodLayers
+from agent.model.lines import EvidenceLine, ToolCall
+
+__all__ = ["WorkloadRef", "EvidenceLine", "RecurrenceOut", "ToolCall", "Explanation", "DiagnosisResult"]
 
 
 class WorkloadRef(BaseModel):
@@ -12,21 +17,10 @@ class WorkloadRef(BaseModel):
     phase: str | None = None
 
 
-class EvidenceLine(BaseModel):
-    source: str
-    text: str
-
-
 class RecurrenceOut(BaseModel):
     count: int
     lookback: str
     recurring: bool
-
-
-class ToolCall(BaseModel):
-    tool: str
-    request: str
-    status: int | None = None
 
 
 class Explanation(BaseModel):
@@ -51,3 +45,13 @@ class DiagnosisResult(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     report: str = ""
     explanation: Explanation | None = None  # only when an LLM was given; validated or the report itself
+    # The lifecycle layer walk of the pod (Pod scheduling … Ready), only for a Pending workload with a pod-start
+    # signal whose pod Tier 2 read. Optional: absent from --json (not null) when there is none.
+    lifecycle: PodLayers | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_absent_lifecycle(self, handler):
+        data = handler(self)
+        if isinstance(data, dict) and data.get("lifecycle") is None:
+            data.pop("lifecycle", None)
+        return data

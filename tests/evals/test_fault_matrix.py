@@ -12,6 +12,8 @@ from evals.runner import live_run
 from evals.scenarios import load_scenario
 from evals.suite import evaluate
 
+pytestmark = pytest.mark.serial  # timing-sensitive: ./dev test runs it in its serial pass, not under xdist
+
 # one scenario per kind of path: Option B active with a second list page, history paging with old records past the
 # cutoff, OOM with metrics, a Pending image pull (events carry the evidence), a route at the phase rule, a 404
 SUBSET = ["option-b/pagination-active", "recurrence/history-pages", "oom/request-below-limit",

@@ -11,6 +11,8 @@ import pytest
 
 from guardrails import detect_injection, normalise, redact, sanitize_text, validate_llm_output
 
+pytestmark = pytest.mark.serial  # timing-sensitive: ./dev test runs it in its serial pass, not under xdist
+
 MB = 1_000_000
 
 PATHOLOGICAL = {

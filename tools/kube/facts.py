@@ -60,6 +60,8 @@ class ContainerFacts(BaseModel):
 class PodFacts(_Facts):
     name: str
     namespace: str
+    uid: str | None = None  # metadata.uid: which pod this is (a same-name pod created later has another one)
+    created_at: datetime | None = None  # metadata.creationTimestamp
     node_name: str | None = None
     phase: str | None = None
     reason: str | None = None  # pod-level, e.g. Evicted
@@ -70,6 +72,9 @@ class PodFacts(_Facts):
     start_time: datetime | None = None
     restart_policy: str | None = None
     labels: dict[str, str] = Field(default_factory=dict)
+    # the pod as ``kubectl get pod -o json`` shows it (metadata without managedFields/annotations, spec, status),
+    # redacted and injection-scanned: what the lifecycle phase rules read. Never part of a dump.
+    manifest: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
 
     def container(self, name: str) -> ContainerFacts | None:
         for c in [*self.init_containers, *self.containers]:
@@ -253,6 +258,8 @@ def _pod_facts(pod: Any) -> PodFacts:
     pf = PodFacts(
         name=name,
         namespace=ns,
+        uid=str(_g(md, "uid")) if _g(md, "uid") else None,
+        created_at=_tz(_g(md, "creation_timestamp")),
         node_name=_g(spec, "node_name"),
         phase=_g(st, "phase"),
         reason=clean(_g(st, "reason"), "status.reason"),
@@ -267,6 +274,17 @@ def _pod_facts(pod: Any) -> PodFacts:
     )
     pf.injections = clean.injections
     return pf
+
+
+def _pod_manifest(api_client: Any, pod: Any) -> dict[str, Any]:
+    """The pod as JSON (the API's own field names), without managedFields and annotations, redacted."""
+    import guardrails
+
+    doc = api_client.sanitize_for_serialization(pod) or {}
+    md = {k: v for k, v in (doc.get("metadata") or {}).items() if k not in ("managedFields", "annotations")}
+    clean, _ = guardrails.sanitize_value({"metadata": md, "spec": doc.get("spec") or {},
+                                         "status": doc.get("status") or {}})
+    return clean  # injection findings are the facts' own (the same strings, scanned once for the facts)
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -45,6 +46,7 @@ def check_name(what: str, value: Any) -> str:
 class ReadCall:
     request: str  # "GET /apis/...?..."
     status: int | None
+    ms: float | None = None  # how long the answer took (``lifecycle -v`` prints it)
 
 
 @dataclass
@@ -80,13 +82,15 @@ class LifecycleReader:
         method, url, headers, _body, _post = ac.param_serialize(
             method="GET", resource_path=path, query_params=q, header_params={"Accept": "application/json"},
             auth_settings=["BearerToken"])
+        t0 = time.perf_counter()
+        ms = lambda: (time.perf_counter() - t0) * 1000.0  # noqa: E731
         try:
             resp = ac.call_api(method, url, header_params=headers, _request_timeout=self.timeouts)
         except KubeWriteRefused:
             raise
         except Exception as e:  # ApiException (non-2xx), urllib3/OS errors
             err = _translate(e, what or request)
-            self.calls.append(ReadCall(request, err.status))
+            self.calls.append(ReadCall(request, err.status, ms()))
             raise err from e
         raw = resp.read()
         if not 200 <= int(resp.status or 0) < 300:  # this client version returns non-2xx answers instead of raising
@@ -95,9 +99,9 @@ class LifecycleReader:
             err = _translate(ApiException(status=resp.status, reason=resp.reason,
                                           body=raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw),
                              what or request)
-            self.calls.append(ReadCall(request, resp.status))
+            self.calls.append(ReadCall(request, resp.status, ms()))
             raise err
-        self.calls.append(ReadCall(request, resp.status))
+        self.calls.append(ReadCall(request, resp.status, ms()))
         try:
             doc = json.loads(raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw)
         except ValueError as e:

@@ -20,7 +20,7 @@ from tools.kube.custom import CustomObjectReads
 from tools.kube.errors import KubeError, KubeWriteRefused
 from tools.kube.errors import _redacted, translate
 from tools.kube.facts import KubeEvent, LogExcerpt, NodeFacts, PodFacts, logs_cmd
-from tools.kube.facts import _Cleaner, _event_facts, _event_sort_key, _g, _node_facts, _pod_facts
+from tools.kube.facts import _Cleaner, _event_facts, _event_sort_key, _g, _node_facts, _pod_facts, _pod_manifest
 from tools.kube.guard import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, ReadOnlyApiClient, _kube_client
 
 __all__ = ["LIST_LIMIT", "MAX_LIST_PAGES", "LOG_CHUNK_BYTES", "DEFAULT_TAIL_LINES", "DEFAULT_LIMIT_BYTES",
@@ -192,7 +192,12 @@ class KubeReader(CustomObjectReads):
         _check_name("namespace", ns)
         _check_name("pod", name)
         pod = self._call(f"read pod {ns}/{name}", self._core.read_namespaced_pod, name, ns)
-        return _pod_facts(pod)
+        return self._facts(pod)
+
+    def _facts(self, pod: Any) -> PodFacts:
+        pf = _pod_facts(pod)
+        pf.manifest = _pod_manifest(self.api_client, pod)
+        return pf
 
     def _list_pods(self, ns: str, what: str, label_selector: str | None = None, pages: int = 1) -> list[Any]:
         items: list[Any] = []
@@ -222,11 +227,11 @@ class KubeReader(CustomObjectReads):
             for key in WORKLOAD_LABEL_KEYS:
                 items = self._list_pods(ns, f"list pods {ns} {key}={workload_name}", f"{key}={workload_name}")
                 if items:
-                    return sorted((_pod_facts(p) for p in items), key=lambda p: p.name)
+                    return sorted((self._facts(p) for p in items), key=lambda p: p.name)
         prefix = workload_name + "-"
         items = self._list_pods(ns, f"list pods {ns}", None, pages=MAX_LIST_PAGES)
         found = [p for p in items if str(_g(_g(p, "metadata"), "name", "")).startswith(prefix)]
-        return sorted((_pod_facts(p) for p in found), key=lambda p: p.name)
+        return sorted((self._facts(p) for p in found), key=lambda p: p.name)
 
     def previous_log(
         self,

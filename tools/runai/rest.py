@@ -142,6 +142,7 @@ class RunaiClient:
         deadline: Deadline | None = None,
         ca_file: str | None = None,
         url_origin: str = "--runai-url",
+        on_invocation: Callable[[Invocation, float], None] | None = None,
     ):
         if not base_url:
             raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
@@ -163,6 +164,7 @@ class RunaiClient:
                                      ca_file=ca_file)
         except ValueError as e:  # the CA file
             raise InvalidInput(str(e)) from None
+        self._on_invocation = on_invocation  # (invocation, elapsed ms) after each read, answered or not (-v)
         self._token: str | None = None
         self._token_error: BaseException | None = None  # a failed exchange is not repeated by the other threads
         self._token_lock = threading.Lock()
@@ -294,6 +296,7 @@ class RunaiClient:
         ``raw_out`` (optional) receives the parsed body as served, before normalisation: numbers are checked
         against it, because Unicode normalisation turns e.g. full-width digits into ASCII ones."""
         inv = Invocation(tool=tool, arguments=dict(arguments), request=request_text("GET", path, params))
+        t0 = time.perf_counter()
         try:
             return self._get_json_inner(path, params, inv, raw_out)
         except ToolFailure as f:
@@ -302,6 +305,9 @@ class RunaiClient:
                 inv.status_code, inv.attempts = f.status_code, self.max_attempts
             f.invocation = inv
             raise
+        finally:
+            if self._on_invocation is not None:
+                self._on_invocation(inv, (time.perf_counter() - t0) * 1000.0)
 
     def _get_json_inner(self, path: str, params: list[tuple[str, str]] | None,
                         inv: Invocation, raw_out: list | None = None) -> tuple[Any, Invocation]:

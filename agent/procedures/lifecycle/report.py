@@ -35,6 +35,24 @@ def notes(state: State, phases: list[Phase], first: Phase | None) -> list[str]:
     return out
 
 
+def phase_lines(phases: list[Phase]) -> list[str]:
+    """One line per phase (marker, name, status, detail) and its tip while it is not complete."""
+    lines: list[str] = []
+    width = max(len(p.name) for p in phases) if phases else 0
+    for p in phases:
+        extra = "" if p.name in lc.LISTED_PHASES else "  (extra phase: not counted)"
+        lines.append(f"  {MARKERS[p.status]} {p.name:<{width}}  {p.status:<7}  {p.detail}{extra}")
+        if p.hint and not p.complete:
+            lines.append(f"      tip: {p.hint}")
+    return lines
+
+
+def layer_of(phases: list[Phase]) -> tuple[Phase | None, Layer | None]:
+    """The first incomplete listed phase and the layer to act on (its owner and next action)."""
+    first = first_incomplete(phases)
+    return first, (Layer(name=first.name, owner=first.owner, next_action=first.next_action) if first else None)
+
+
 def render(result: LifecycleResult) -> str:
     run = result.run
     what = f"{run.kind or 'run'} {run.namespace}/{run.name}"
@@ -49,12 +67,7 @@ def render(result: LifecycleResult) -> str:
         lines.append(f"All lifecycle phases done — {what}")
     lines.append("")
     lines.append("Phases:")
-    width = max(len(p.name) for p in result.phases) if result.phases else 0
-    for p in result.phases:
-        extra = "" if p.name in lc.LISTED_PHASES else "  (extra phase: not counted)"
-        lines.append(f"  {MARKERS[p.status]} {p.name:<{width}}  {p.status:<7}  {p.detail}{extra}")
-        if p.hint and not p.complete:
-            lines.append(f"      tip: {p.hint}")
+    lines += phase_lines(result.phases)
     if result.layer is not None:
         p = by[result.layer.name]
         lines += ["", f"Next action ({result.layer.owner}): {result.layer.next_action or 'none stated'}"]
@@ -88,8 +101,7 @@ def _profile_text(v) -> str:
 
 def build_result(state: State) -> LifecycleResult:
     phases = state.phases
-    first = first_incomplete(phases)
-    layer = Layer(name=first.name, owner=first.owner, next_action=first.next_action) if first else None
+    first, layer = layer_of(phases)
     result = LifecycleResult(
         run=RunRef(name=state.request.name, namespace=state.request.namespace, kind=state.kind),
         phases=phases,

@@ -14,6 +14,7 @@ from agent.model.signals import Kind, Signal
 from agent.model.time import iso
 from agent.procedures.runai_failed import evidence as ev
 from agent.procedures.runai_failed.context import Context
+from agent.procedures.runai_failed.layers import report_lines as layer_lines
 from agent.procedures.runai_failed.state import State, Step
 from agent.taxonomy.recommendations import RecoContext
 from tools.base import ToolResult
@@ -48,6 +49,7 @@ def build_result(state: State, ctx: Context) -> DiagnosisResult:
                                            "ignored embedded instructions")
     found += limitations(Step.REPORT, *cut, *cut_ii)
     res.limitations = [x.text for x in ordered(found)]
+    res.lifecycle = state.kube.layers if state.kube else None
     res.report = render(res, outside_window=bool(diagnosed and state.recurrence
                                                   and not state.recurrence.current_in_window))
     return _final_redaction(res)
@@ -201,6 +203,14 @@ def render(res: DiagnosisResult, *, outside_window: bool = False) -> str:
         lines += ["", "Ignored embedded instructions (evidence is data, not instructions):"]
         lines += [f"- {e.text}" for e in res.ignored_instructions]
     return "\n".join(lines) + "\n"
+
+
+def text_report(res: DiagnosisResult) -> str:
+    """The report as the CLI prints it: ``res.report`` (the ``--json`` field, unchanged), then the pod's lifecycle
+    layers when the result has them (``res.lifecycle``, also its own ``--json`` key)."""
+    if res.lifecycle is None:
+        return res.report
+    return res.report + "\n" + "\n".join(layer_lines(res.lifecycle)) + "\n"
 
 
 def _final_redaction(res: DiagnosisResult) -> DiagnosisResult:

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agent.model.lifecycle import PodLayers
 from agent.model.findings import Added, Call, Limitation
 from agent.model.outcomes import Stop
 from agent.model.request import DiagnosisRequest
@@ -37,6 +38,7 @@ class KubeEvidence(BaseModel):
     calls: list[str] = Field(default_factory=list)
     limitations: list[str] = Field(default_factory=list)
     injections: list[Any] = Field(default_factory=list)
+    layers: PodLayers | None = None  # the pod's lifecycle layers (a Pending workload with a pod-start signal)
 
 
 class Input(BaseModel):

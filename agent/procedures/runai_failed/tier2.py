@@ -1,8 +1,10 @@
 """Step 4, Tier 2: read-only Kubernetes evidence (kubectl describe pod / logs --previous / get events /
 describe node) through ``tools.kube.KubeReader``.
 
-Namespace: ``runai-<project>`` by default; when that namespace is absent, the workload's reported ``namespace``
-is tried; if neither exists the limitation is stated and no guess is made.
+Namespace: the one the workload reports; ``runai-<project>`` only when it reports none (stated as a fallback). If
+that namespace does not exist the limitation is stated and no other is guessed. A pod is read by name but used only
+if it is the pod Run:ai reported (:mod:`pod_identity`: same UID, else created within the workload's lifetime);
+a stale same-name pod is a limitation, never evidence.
 """
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from agent.evidence import kube as kev
 from agent.model.limits import Limits
 from agent.model.signals import Kind
 from agent.procedures.runai_failed import evidence as ev
+from agent.procedures.runai_failed import layers
+from agent.procedures.runai_failed.pod_identity import not_the_workloads_pod
 from agent.procedures.runai_failed.state import KubeEvidence, State
 from agent.taxonomy.categories import UNKNOWN
 from agent.taxonomy.classifier import classify
@@ -28,16 +32,16 @@ def collect(kube, limits: Limits, state: State) -> KubeEvidence:
         if ns is None:
             return out
         out.namespace = ns
-        pod_names = sorted(p.name for p in pods)
+        reported = {p.name: p for p in pods}
         facts = []
-        if not pod_names:
+        if not reported:
             found = kube.find_pods(ns, w.name)
             out.calls.append(f"kubectl get pods -n {ns} (workload {w.name})")
             facts = sorted(found, key=lambda p: p.name)[: limits.max_tier2_pods]
             if not facts:
                 out.limitations.append(f"No pods of workload {w.name} were found in namespace {ns} (Tier 2).")
         else:
-            for name in pod_names[: limits.max_tier2_pods]:
+            for name in sorted(reported)[: limits.max_tier2_pods]:
                 try:
                     facts.append(kube.get_pod(ns, name))
                 except KubeError as e:
@@ -45,9 +49,11 @@ def collect(kube, limits: Limits, state: State) -> KubeEvidence:
                         raise
                     out.limitations.append(f"Pod {name} no longer exists in namespace {ns}: kubectl describe pod "
                                            "evidence is missing for it.")
-        for pf in facts:
-            _collect_pod(kube, limits, pf, ns, names, out)
+        facts = _the_workloads_pods(facts, reported, w, out)
+        events = {pf.name: _collect_pod(kube, limits, pf, ns, names, out) for pf in facts}
         all_sigs = list(state.signals) + out.signals
+        if facts and layers.applies(w.phase, all_sigs):
+            out.layers = layers.walk(w.name, ns, state.request.now, facts, events)
         # node evidence: when pod/history evidence points at the node, or the termination is still unexplained
         # (exit 137/143 or no category) — node conditions are one of the causes the skill names
         if any(s.kind == Kind.NODE_FAILURE for s in all_sigs) or classify(all_sigs).category == UNKNOWN.name:
@@ -71,23 +77,41 @@ def collect(kube, limits: Limits, state: State) -> KubeEvidence:
 
 
 def _resolve_namespace(kube, w, out: KubeEvidence) -> str | None:
-    tried = []
-    for ns in ([f"runai-{w.projectName}"] if w.projectName else []) + ([w.namespace] if w.namespace else []):
-        if ns in tried:
-            continue
-        tried.append(ns)
-        out.calls.append(f"kubectl get namespace {ns}")
-        if kube.namespace_exists(ns):
-            if len(tried) > 1:
-                out.lines.append(("kubectl get namespace", f"Namespace runai-{w.projectName} does not exist; used "
-                                  f"the workload's namespace {ns}"))
-            return ns
-    out.limitations.append("The workload's Kubernetes namespace could not be resolved (tried: "
-                           + (", ".join(tried) or "none") + "); Tier 2 evidence was not collected.")
-    return None
+    """The workload's reported namespace; ``runai-<project>`` only when it reports none (and then said so)."""
+    if w.namespace:
+        ns, why = w.namespace, "the namespace the workload reports"
+    elif w.projectName:
+        ns, why = f"runai-{w.projectName}", "runai-<project>: the workload reports no namespace"
+    else:
+        out.limitations.append("The workload reports neither a namespace nor a project; Tier 2 evidence was not "
+                               "collected.")
+        return None
+    out.calls.append(f"kubectl get namespace {ns}")
+    if not kube.namespace_exists(ns):
+        out.limitations.append(f"Namespace {ns} ({why}) does not exist; Tier 2 evidence was not collected (no "
+                               "other namespace is guessed).")
+        return None
+    if not w.namespace:
+        out.lines.append(("kubectl get namespace", f"The workload reports no namespace; used {ns} "
+                                                   "(runai-<project>, the Run:ai default)"))
+    return ns
 
 
-def _collect_pod(kube, limits: Limits, pf, ns: str, names: list[str], out: KubeEvidence) -> None:
+def _the_workloads_pods(facts: list, reported: dict, w, out: KubeEvidence) -> list:
+    """Only the pods that are the ones Run:ai reported; each other one is a limitation (and read no further)."""
+    kept = []
+    for pf in facts:
+        why = not_the_workloads_pod(pf, reported.get(pf.name), w)
+        if why:
+            out.calls.append(pf.source)
+            out.limitations.append(why)
+        else:
+            kept.append(pf)
+    return kept
+
+
+def _collect_pod(kube, limits: Limits, pf, ns: str, names: list[str], out: KubeEvidence) -> list:
+    """Describe one pod, its events and (when it crashed) its previous logs into ``out``; returns its events."""
     out.calls.append(pf.source)
     out.injections += list(getattr(pf, "injections", []) or [])
     psigs = kev.kube_pod_signals(pf, pf.source, names)
@@ -134,3 +158,4 @@ def _collect_pod(kube, limits: Limits, pf, ns: str, names: list[str], out: KubeE
                                           f"lines{trunc}"))
         else:
             out.lines.append((log.source, f"Previous log of {c.name} is empty"))
+    return events
