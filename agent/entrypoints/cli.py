@@ -228,6 +228,7 @@ def _exit_now(msg: str, code: int) -> None:
     """The one-line error, then exit at once: no interpreter teardown (collecting langgraph's objects takes a
     second on a loaded machine; an interrupted user should not wait for it)."""
     import os
+    import sys
 
     typer.echo(f"workload-diagnose: error: {msg}", err=True)
     sys.stdout.flush()

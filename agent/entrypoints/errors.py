@@ -52,7 +52,8 @@ HANDLED: tuple[type[BaseException], ...] = tuple(f.exc for f in FAILURES)
 # Results that are printed but are not an answer a script may take for one: route -> exit code.
 RESULT_EXITS: dict[str, int] = {Route.MISSING_PARAMETERS.value: EXIT_NEEDS_INPUT}
 EXIT_HELP = ("Exit status: 0 a result was printed; 2 bad input; 3 the API cannot be reached; 4 the API refused "
-             "the credentials; 5 a required identifier is missing (the JSON needs_input object is still printed).")
+             "the credentials; 5 a required identifier is missing (the JSON needs_input object is still printed); "
+             "130 interrupted (Ctrl-C).")
 
 
 def result_exit_code(route: str | None) -> int:
