@@ -9,13 +9,14 @@ from agent.entrypoints.settings import Settings, make_kube
 from agent.model.limits import Limits
 from agent.model.request import DiagnosisRequest, build_request
 from agent.model.result import DiagnosisResult
-from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiClient
+from agent.sources import open_runai
+from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiSource
 
 __all__ = ["diagnose", "run_graph", "ApiAuthError", "ApiUnavailable", "InvalidInput", "DiagnosisRequest",
            "DiagnosisResult"]
 
 
-def run_graph(request: DiagnosisRequest, runai: RunaiClient, kube: Any = None, kube_unavailable: str | None = None,
+def run_graph(request: DiagnosisRequest, runai: RunaiSource, kube: Any = None, kube_unavailable: str | None = None,
               progress: Callable[[str], None] | None = None, limits: Limits | None = None) -> DiagnosisResult:
     """Run the Run:ai failed-workload procedure on one request with the given sources."""
     from agent.procedures import graph
@@ -31,23 +32,21 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
              runai_url: str | None = None, client_id: str | None = None, client_secret: str | None = None,
              kubeconfig: str | None = None, use_kube: bool = True, kube_reader: Any = None,
              transport: httpx.BaseTransport | None = None, retry_sleep: Callable[[float], None] | None = None,
-             progress: Callable[[str], None] | None = None, llm: Any = None) -> DiagnosisResult:
+             progress: Callable[[str], None] | None = None, llm: Any = None, tier1: str = "rest",
+             mcp_connect: Any = None) -> DiagnosisResult:
     """Diagnose one workload. Raises InvalidInput, ApiUnavailable or ApiAuthError; anything else is a result.
 
     ``llm`` (optional, any langchain-core chat model) only adds a validated ``explanation``; it never changes
-    the outcome, category, evidence or recommendations.
+    the outcome, category, evidence or recommendations. ``tier1`` picks the Run:ai source (``rest`` or ``mcp``:
+    the official Run:ai MCP server, see ``agent.sources.open_runai``).
     """
     req = build_request(cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name,
                         project=project, intent=intent, lookback=lookback, now=now)
     settings = Settings.from_env()
     url, cid, secret = settings.runai(runai_url, client_id, client_secret)
-    complete = req.cluster_id and (req.workload_id or (req.workload_name and req.project))
-    if complete and not url:
-        raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
-    kw: dict[str, Any] = {"transport": transport}
-    if retry_sleep is not None:
-        kw["sleep"] = retry_sleep
-    runai = RunaiClient(url or "http://runai-url-not-configured.invalid", cid, secret, **kw)
+    complete = bool(req.cluster_id and (req.workload_id or (req.workload_name and req.project)))
+    runai = open_runai(tier1, settings, url=url, client_id=cid, client_secret=secret, needed=complete,
+                       transport=transport, retry_sleep=retry_sleep, mcp_connect=mcp_connect)
     if kube_reader is not None:
         kube, why = kube_reader, None
     else:

@@ -125,6 +125,9 @@ def failed(
     kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Read-only kubeconfig for Tier 2."),
     no_kube: bool = typer.Option(False, "--no-kube", help="Do not use Kubernetes (Tier 2) at all."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    tier1: str = typer.Option("rest", "--tier1", help="Tier-1 source: rest (the Run:ai API) or mcp (the official "
+                                                      "Run:ai MCP server: RUNAI_MCP_URL + RUNAI_MCP_TOKEN, or "
+                                                      "RUNAI_MCP_COMMAND)."),
 ) -> None:
     """Diagnose why one Run:ai workload failed (credentials: RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET)."""
     check_intent(intent)
@@ -144,7 +147,7 @@ def failed(
         result = handled(lambda: diagnose(
             cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name, project=project,
             intent=intent, lookback=lookback, now=now, runai_url=runai_url, kubeconfig=kubeconfig,
-            use_kube=not no_kube, progress=progress_cb))
+            use_kube=not no_kube, progress=progress_cb, tier1=tier1))
     finally:
         if status is not None:
             status.stop()

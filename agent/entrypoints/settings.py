@@ -2,6 +2,8 @@
 
 Same variable names as the official Run:ai MCP server: RUNAI_BASE_URL, RUNAI_CLIENT_ID, RUNAI_CLIENT_SECRET;
 KUBECONFIG for the optional read-only Tier 2 kubeconfig (else ``~/.kube/config`` when it exists).
+Tier 1 over the official MCP server (``--tier1 mcp``): RUNAI_MCP_URL (streamable HTTP, with the bearer token
+RUNAI_MCP_TOKEN) or RUNAI_MCP_COMMAND (stdio; the child gets RUNAI_BASE_URL / RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET).
 """
 from __future__ import annotations
 
@@ -18,12 +20,18 @@ class Settings:
     runai_client_id: str | None = None
     runai_client_secret: str | None = None
     kubeconfig: str | None = None
+    runai_mcp_url: str | None = None
+    runai_mcp_command: str | None = None
+    runai_mcp_token: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
         env = os.environ if environ is None else environ
         return cls(runai_base_url=env.get("RUNAI_BASE_URL"), runai_client_id=env.get("RUNAI_CLIENT_ID"),
-                   runai_client_secret=env.get("RUNAI_CLIENT_SECRET"), kubeconfig=env.get("KUBECONFIG"))
+                   runai_client_secret=env.get("RUNAI_CLIENT_SECRET"), kubeconfig=env.get("KUBECONFIG"),
+                   runai_mcp_url=env.get("RUNAI_MCP_URL") or None,
+                   runai_mcp_command=env.get("RUNAI_MCP_COMMAND") or None,
+                   runai_mcp_token=env.get("RUNAI_MCP_TOKEN") or None)
 
     def runai(self, url: str | None, client_id: str | None, client_secret: str | None
               ) -> tuple[str | None, str | None, str | None]:

@@ -38,7 +38,7 @@ from tools.runai.models import (
 from tools.timeutil import iso, parse_time
 from tools.transport import make_client
 
-__all__ = ["RunaiClient", "SPEC_PATH_BY_KIND", "spec_kind_path", "request_text"]
+__all__ = ["RunaiClient", "SPEC_PATH_BY_KIND", "spec_kind_path", "request_text", "metric_series", "history_record"]
 
 SPEC_PATH_BY_KIND = {"training": "trainings", "workspace": "workspaces", "inference": "inferences",
                      "distributed": "distributed"}
@@ -389,7 +389,7 @@ class RunaiClient:
                     raise ToolFailure(ErrorKind.MALFORMED, "history response has no 'records' list")
                 page_old = False
                 for raw in body["records"]:
-                    rec = _history_record(raw)
+                    rec = history_record(raw)
                     if rec is None:
                         continue
                     at = parse_time(rec.at)
@@ -425,32 +425,38 @@ class RunaiClient:
             invs.append(inv)
             if not isinstance(body, dict) or not isinstance(body.get("measurements"), list):
                 raise ToolFailure(ErrorKind.MALFORMED, "metrics response has no 'measurements' list")
-            raw_ms = raw[0].get("measurements") if raw and isinstance(raw[0], dict) else None
-            out: list[MetricSeries] = []
-            for idx, m in enumerate(body["measurements"]):
-                if not isinstance(m, dict) or not isinstance(m.get("type"), str):
-                    continue
-                raw_m = raw_ms[idx] if isinstance(raw_ms, list) and idx < len(raw_ms) else None
-                served_vals = raw_m.get("values") if isinstance(raw_m, dict) else None
-                samples_: list[MetricSample] = []
-                bad = 0
-                values_ = m.get("values")
-                if values_ is not None and not isinstance(values_, list):
-                    values_, bad = [], 1  # not a list of samples: one unusable value, never iterated
-                for j, v in enumerate(values_ or []):
-                    val = _parse_metric_value(v.get("value") if isinstance(v, dict) else None)
-                    rv = served_vals[j] if isinstance(served_vals, list) and j < len(served_vals) else None
-                    if val is not None and (not isinstance(rv, dict) or _parse_metric_value(rv.get("value")) != val):
-                        val = None  # the value as served was not a plain number (it only became one when normalised)
-                    if val is None:
-                        bad += 1
-                        continue
-                    samples_.append(MetricSample(timestamp=v.get("timestamp"), value=val))
-                out.append(MetricSeries(type=m["type"], samples=samples_, unparsable=bad))
-            return out
+            return metric_series(body["measurements"], raw[0] if raw else None)
 
         return self._run("get_workload_metrics", {"workloadId": workload_id, "start": iso(start), "end": iso(end),
                                                  "metricTypes": list(metric_types)}, fn)
+
+
+def metric_series(measurements: list, raw: Any) -> list[MetricSeries]:
+    """The series of a metrics body's (sanitised) ``measurements``; ``raw`` is the body as served, before
+    normalisation: a value counts only if it was a plain number as served (shared by every source)."""
+    raw_ms = raw.get("measurements") if isinstance(raw, dict) else None
+    out: list[MetricSeries] = []
+    for idx, m in enumerate(measurements):
+        if not isinstance(m, dict) or not isinstance(m.get("type"), str):
+            continue
+        raw_m = raw_ms[idx] if isinstance(raw_ms, list) and idx < len(raw_ms) else None
+        served_vals = raw_m.get("values") if isinstance(raw_m, dict) else None
+        samples_: list[MetricSample] = []
+        bad = 0
+        values_ = m.get("values")
+        if values_ is not None and not isinstance(values_, list):
+            values_, bad = [], 1  # not a list of samples: one unusable value, never iterated
+        for j, v in enumerate(values_ or []):
+            val = _parse_metric_value(v.get("value") if isinstance(v, dict) else None)
+            rv = served_vals[j] if isinstance(served_vals, list) and j < len(served_vals) else None
+            if val is not None and (not isinstance(rv, dict) or _parse_metric_value(rv.get("value")) != val):
+                val = None  # the value as served was not a plain number (it only became one when normalised)
+            if val is None:
+                bad += 1
+                continue
+            samples_.append(MetricSample(timestamp=v.get("timestamp"), value=val))
+        out.append(MetricSeries(type=m["type"], samples=samples_, unparsable=bad))
+    return out
 
 
 class _Absent(Exception):
@@ -480,7 +486,7 @@ def _parse_metric_value(v: Any) -> float | None:
     return f
 
 
-def _history_record(raw: Any) -> HistoryRecord | None:
+def history_record(raw: Any) -> HistoryRecord | None:
     if not isinstance(raw, dict):
         return None
     meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else {}
