@@ -33,20 +33,22 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
              kubeconfig: str | None = None, use_kube: bool = True, kube_reader: Any = None,
              transport: httpx.BaseTransport | None = None, retry_sleep: Callable[[float], None] | None = None,
              progress: Callable[[str], None] | None = None, llm: Any = None, tier1: str = "rest",
-             mcp_connect: Any = None) -> DiagnosisResult:
+             source: RunaiSource | None = None) -> DiagnosisResult:
     """Diagnose one workload. Raises InvalidInput, ApiUnavailable or ApiAuthError; anything else is a result.
 
     ``llm`` (optional, any langchain-core chat model) only adds a validated ``explanation``; it never changes
     the outcome, category, evidence or recommendations. ``tier1`` picks the Run:ai source (``rest`` or ``mcp``:
-    the official Run:ai MCP server, see ``agent.sources.open_runai``).
+    the official Run:ai MCP server, see ``agent.sources.open_runai``); ``source`` (optional) is a ready
+    :class:`tools.runai.RunaiSource` used instead (the caller closes it).
     """
     req = build_request(cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name,
                         project=project, intent=intent, lookback=lookback, now=now)
     settings = Settings.from_env()
     url, cid, secret = settings.runai(runai_url, client_id, client_secret)
     complete = bool(req.cluster_id and (req.workload_id or (req.workload_name and req.project)))
-    runai = open_runai(tier1, settings, url=url, client_id=cid, client_secret=secret, needed=complete,
-                       transport=transport, retry_sleep=retry_sleep, mcp_connect=mcp_connect)
+    runai = source if source is not None else open_runai(
+        tier1, settings, url=url, client_id=cid, client_secret=secret, needed=complete, transport=transport,
+        retry_sleep=retry_sleep)
     if kube_reader is not None:
         kube, why = kube_reader, None
     else:
@@ -54,7 +56,8 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     try:
         result = run_graph(req, runai, kube, why, progress)
     finally:
-        runai.close()
+        if source is None:
+            runai.close()
     if llm is not None:
         from agent.llm import explain
 

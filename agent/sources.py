@@ -22,10 +22,9 @@ def check_tier1(tier1: str) -> str:
 
 def open_runai(tier1: str, settings: Settings, *, url: str | None, client_id: str | None,
                client_secret: str | None, needed: bool, transport: Any = None,
-               retry_sleep: Callable[[float], None] | None = None, mcp_connect: Any = None) -> RunaiSource:
+               retry_sleep: Callable[[float], None] | None = None) -> RunaiSource:
     """The Tier-1 source for one diagnosis. ``needed``: the request is complete, so a missing endpoint is an
-    InvalidInput now (an incomplete request is answered without any read). ``mcp_connect`` (optional) is a
-    ready connector (e.g. an in-process server), used instead of RUNAI_MCP_URL / RUNAI_MCP_COMMAND."""
+    InvalidInput now (an incomplete request is answered without any read)."""
     kw: dict[str, Any] = {} if retry_sleep is None else {"sleep": retry_sleep}
     if check_tier1(tier1) == "rest":
         if needed and not url:
@@ -34,8 +33,6 @@ def open_runai(tier1: str, settings: Settings, *, url: str | None, client_id: st
     from tools.runai.mcp import RunaiMcpSource
     from tools.runai.mcp.connect import http_connector, stdio_connector
 
-    if mcp_connect is not None:
-        return RunaiMcpSource(mcp_connect, describe="in-process", **kw)
     if settings.runai_mcp_url and settings.runai_mcp_command:
         raise InvalidInput("both RUNAI_MCP_URL and RUNAI_MCP_COMMAND are set: set only one (HTTP or stdio)")
     if settings.runai_mcp_url:

@@ -62,8 +62,7 @@ class McpSession:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._session: Any = None
-        self._stop: asyncio.Event | None = None
-        self._task: Any = None
+        self._holds: list[tuple[asyncio.Event, Any]] = []  # (stop event, task) of every connection made
         self._dead: str | None = None  # why the session is gone for good
         self.tools: dict[str, Any] = {}  # advertised name -> mcp Tool (from tools/list at connect)
         self.connects = 0
@@ -82,7 +81,8 @@ class McpSession:
         """Enter the transport and the session, publish them, and keep them open until stopped or dropped."""
         from mcp.client.session import ClientSession
 
-        stop = asyncio.Event()
+        stop = self._holds[-1][0]
+        s = None
         try:
             async with self._connect() as (read, write):
                 async with ClientSession(read, GuardedWriteStream(write)) as s:
@@ -98,7 +98,7 @@ class McpSession:
                         more = await s.list_tools(params=PaginatedRequestParams(cursor=cursor))
                         tools.update({t.name: t for t in more.tools})
                         cursor = getattr(more, "next_cursor", None) or getattr(more, "nextCursor", None)
-                    self._session, self._stop, self.tools = s, stop, tools
+                    self._session, self.tools = s, tools
                     if not ready.done():
                         ready.set_result(None)
                     await stop.wait()
@@ -108,7 +108,8 @@ class McpSession:
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise
         finally:
-            self._session = None
+            if s is not None and self._session is s:
+                self._session = None
 
     def _open(self) -> None:
         """Connect (under the lock). Raises ToolFailure(UNREACHABLE/TIMEOUT) when the server cannot be reached."""
@@ -116,7 +117,10 @@ class McpSession:
 
         async def start() -> None:
             ready = loop.create_future()
-            self._task = loop.create_task(self._hold(ready))
+            stop = asyncio.Event()
+            self._holds.append((stop, None))
+            task = loop.create_task(self._hold(ready))
+            self._holds[-1] = (stop, task)
             await ready
 
         fut = asyncio.run_coroutine_threadsafe(start(), loop)
@@ -175,6 +179,8 @@ class McpSession:
             if self._session is not None and self._session is not session:
                 return  # another thread already reconnected
             self._session = None
+            if self._holds and self._loop is not None:  # let the dropped connection's task leave its contexts
+                self._loop.call_soon_threadsafe(self._holds[-1][0].set)
             if self._reconnects_left <= 0:
                 self._dead = (f"the MCP session with {self.describe} was dropped during tools/call {name} "
                               f"({type(e).__name__}) and the one reconnect was already used")
@@ -191,21 +197,25 @@ class McpSession:
             if self._closed:
                 return
             self._closed = True
-            loop, stop, task = self._loop, self._stop, self._task
+            loop, holds = self._loop, list(self._holds)
         if loop is None:
             return
-        if stop is not None:
-            loop.call_soon_threadsafe(stop.set)
-        if task is not None:
-            async def join():
-                try:
-                    await asyncio.wait_for(asyncio.shield(task), 5.0)
-                except BaseException:  # noqa: BLE001
-                    task.cancel()
-            try:
-                asyncio.run_coroutine_threadsafe(join(), loop).result(timeout=6.0)
-            except Exception:  # noqa: BLE001 - closing is best effort
-                pass
+
+        async def join():
+            for stop, _ in holds:
+                stop.set()
+            tasks = [t for _, t in holds if t is not None]
+            if tasks:
+                _, pending = await asyncio.wait(tasks, timeout=5.0)
+                for t in pending:
+                    t.cancel()
+                if pending:
+                    await asyncio.wait(pending, timeout=1.0)
+
+        try:
+            asyncio.run_coroutine_threadsafe(join(), loop).result(timeout=7.0)
+        except Exception:  # noqa: BLE001 - closing is best effort
+            pass
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
             self._thread.join(timeout=5.0)

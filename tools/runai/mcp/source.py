@@ -184,8 +184,8 @@ class RunaiMcpSource:
                 if wl.id not in ids and wl.name == name and wl.projectName == project and wl.clusterId == cluster_id:
                     ids.add(wl.id)
                     out.append(wl)
-            notes.append(f"the MCP tool takes no filter or paging: the {len(items)} workload(s) it returned were "
-                         "matched here by exact name, project and cluster")
+            notes.append("the MCP tool takes no filter or paging: the workloads it returned were matched here by "
+                         "exact name, project and cluster")
             _incomplete(body, "the workload list", notes)
             return out
 
@@ -221,7 +221,7 @@ class RunaiMcpSource:
         if kind is None:
             return ToolResult(tool="get_workload_spec", status=ToolStatus.ABSENT,
                               error=ToolFailure(ErrorKind.NOT_FOUND, f"workload type {workload_type!r} has no "
-                                                "submitted spec").to_error())
+                                                "submitted-spec endpoint").to_error())
 
         def fn(call, notes: list[str]) -> SubmittedSpec:
             body, _ = call({"workloadId": workload_id})
