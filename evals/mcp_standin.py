@@ -110,8 +110,10 @@ class Standin:
                                                    headers=self.api._auth_header(refresh=True))
         except ToolFailure as f:
             raise _ApiError(f"Run:ai API error: {f.message}") from None
-        except (ApiUnavailable, ApiAuthError) as e:
-            raise _ApiError(f"Run:ai API error: {e}") from None
+        except ApiUnavailable as e:  # the server cannot reach or authenticate to Run:ai at all
+            raise _ApiError(f"Run:ai API unavailable: {e}") from None
+        except ApiAuthError as e:
+            raise _ApiError(f"Run:ai API unauthorized: {e}") from None
         if not 200 <= r.status_code < 300:
             raise _ApiError(f"Run:ai API answered HTTP {r.status_code} for GET {path}"
                             + (" (not found)" if r.status_code == 404 else ""))

@@ -164,10 +164,11 @@ class McpSession:
                 return fut.result(timeout=self.timeout + 1.0), attempts
             except FutureTimeout:
                 fut.cancel()
-                raise _failure(ErrorKind.TIMEOUT, f"tools/call {name} timed out after {self.timeout:g} s", attempts)
+                raise _failure(ErrorKind.TIMEOUT, f"tools/call {name} timed out (no answer by the deadline)",
+                               attempts)
             except Exception as e:  # noqa: BLE001 - classified below
                 if _is_timeout(e):
-                    raise _failure(ErrorKind.TIMEOUT, f"tools/call {name} timed out after {self.timeout:g} s",
+                    raise _failure(ErrorKind.TIMEOUT, f"tools/call {name} timed out (no answer by the deadline)",
                                    attempts) from None
                 if self._session is session and not _is_drop(e):
                     raise _failure(ErrorKind.OTHER, f"tools/call {name} failed: {type(e).__name__}: "
