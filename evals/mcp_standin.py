@@ -51,11 +51,13 @@ READS: dict[str, dict] = {
 @dataclass
 class McpFault:
     """A fault at the MCP layer: ``tool_error`` (isError result), ``timeout`` (hold the answer ``seconds``),
-    ``drop`` (end the session). ``times`` = how often it fires (-1 always)."""
+    ``drop`` (end the session). ``times`` = how often it fires (-1 always); ``once_file`` (stdio, where every
+    reconnect is a new process): fire only while that file does not exist, and create it."""
     tool: str
     kind: str = "tool_error"
     times: int = 1
     seconds: float = 1.0
+    once_file: str | None = None
     fired: int = 0
 
 
@@ -244,6 +246,10 @@ class Standin:
         with self.lock:
             for f in self.options.faults:
                 if f.tool == tool and (f.times < 0 or f.fired < f.times):
+                    if f.once_file is not None:
+                        if os.path.exists(f.once_file):
+                            continue
+                        open(f.once_file, "w").close()
                     f.fired += 1
                     return f
         return None

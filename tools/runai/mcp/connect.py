@@ -16,7 +16,15 @@ from urllib.parse import urlsplit, urlunsplit
 from tools.runai.errors import InvalidInput
 from tools.runai.mcp.session import Connector
 
-__all__ = ["stdio_connector", "http_connector", "mcp_url"]
+__all__ = ["stdio_connector", "http_connector", "mcp_url", "Refused"]
+
+
+class Refused(Exception):
+    """The MCP endpoint refused the bearer token (HTTP 401/403)."""
+
+    def __init__(self, status_code: int):
+        super().__init__(f"HTTP {status_code}: the MCP endpoint refused the bearer token")
+        self.status_code = status_code
 
 
 def stdio_connector(command: str, env: dict[str, str]) -> tuple[Connector, str]:
@@ -59,9 +67,21 @@ def http_connector(url: str, token: str | None, *, timeout: float = 10.0) -> tup
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(timeout, read=timeout * 3)) as client:
+        refused: list[int] = []  # the SDK turns an HTTP 401/403 into a generic error: the status is kept here
+
+        async def on_response(response):
+            if response.status_code in (401, 403):
+                refused.append(response.status_code)
+
+        async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(timeout, read=timeout * 3),
+                                      event_hooks={"response": [on_response]}) as client:
             async with streamable_http_client(endpoint, http_client=client) as streams:
-                yield streams[0], streams[1]
+                try:
+                    yield streams[0], streams[1]
+                except Exception as e:
+                    if refused:
+                        raise Refused(refused[0]) from e
+                    raise
 
     p = urlsplit(endpoint)
     return connect, f"{p.scheme}://{p.hostname}{':' + str(p.port) if p.port else ''}{p.path}"

@@ -9,6 +9,7 @@ passes the allow-list (:mod:`tools.runai.mcp.allow`) on the write stream, beneat
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import AbstractAsyncContextManager
@@ -48,6 +49,14 @@ class _Dropped(Exception):
     pass
 
 
+def _quiet_sdk_logs() -> None:
+    """The SDK logs a server's garbage output with tracebacks; without a handler of the application's own,
+    Python would print them on stderr. They stay available to an application that configures logging."""
+    log = logging.getLogger("mcp")
+    if not any(isinstance(h, logging.NullHandler) for h in log.handlers):
+        log.addHandler(logging.NullHandler())
+
+
 class McpSession:
     """A read-only MCP client session (see the module docstring). Thread-safe."""
 
@@ -81,6 +90,7 @@ class McpSession:
         """Enter the transport and the session, publish them, and keep them open until stopped or dropped."""
         from mcp.client.session import ClientSession
 
+        _quiet_sdk_logs()
         stop = self._holds[-1][0]
         s = None
         try:
@@ -134,8 +144,11 @@ class McpSession:
         except ToolFailure:
             raise
         except Exception as e:  # noqa: BLE001
-            raise ToolFailure(ErrorKind.UNREACHABLE, f"cannot connect to the MCP server {self.describe} "
-                                                     f"({type(e).__name__}: {_first_line(e)})") from None
+            leaf = _leaf(e)
+            status = getattr(leaf, "status_code", None) or getattr(getattr(leaf, "response", None), "status_code", None)
+            why = f"HTTP {status}" if isinstance(status, int) else f"{type(leaf).__name__}: {_first_line(leaf)}"
+            raise ToolFailure(ErrorKind.UNREACHABLE, f"cannot connect to the MCP server {self.describe} ({why})",
+                              status if isinstance(status, int) else None) from None
 
     def connect(self) -> None:
         with self._lock:
@@ -167,6 +180,7 @@ class McpSession:
                 raise _failure(ErrorKind.TIMEOUT, f"tools/call {name} timed out (no answer by the deadline)",
                                attempts)
             except Exception as e:  # noqa: BLE001 - classified below
+                e = _leaf(e)
                 if _is_timeout(e):
                     raise _failure(ErrorKind.TIMEOUT, f"tools/call {name} timed out (no answer by the deadline)",
                                    attempts) from None
@@ -227,6 +241,13 @@ def _failure(kind: ErrorKind, message: str, attempts: int) -> ToolFailure:
     f = ToolFailure(kind, message)
     f.attempts = attempts  # type: ignore[attr-defined]
     return f
+
+
+def _leaf(e: BaseException) -> BaseException:
+    """The first real exception inside (nested) exception groups: what actually went wrong."""
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    return e
 
 
 def _first_line(e: BaseException) -> str:

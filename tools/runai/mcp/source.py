@@ -91,7 +91,7 @@ class RunaiMcpSource:
         try:
             self.session.connect()
         except ToolFailure as f:
-            if re.search(r"\b40[13]\b|unauthori[sz]ed|forbidden", f.message, re.I):
+            if f.status_code in (401, 403):
                 raise ApiAuthError(f"the MCP server {self.describe} refused the credentials ({f.message})") from f
             raise ApiUnavailable(f"cannot reach the Run:ai MCP server: {f.message}") from f
         self._connected = True
