@@ -21,11 +21,14 @@ SAME = ("outcome", "category", "route", "workload", "evidence", "recurrence", "r
 
 @pytest.fixture(scope="module")
 def sim():
+    from agent.api import diagnose
+    from evals.runner import _kwargs
+
     sc = load_scenario("core/oom-metrics")
     with running_simulator(sc.world) as s:
-        rest = cli(["failed", *sc.cli_args(), "--no-kube", "--json"], _creds(s))
-        assert rest.returncode == 0, rest.stderr
-        yield s, sc, json.loads(rest.stdout)
+        rest = diagnose(**_kwargs(sc), use_kube=False, runai_url=s.url, client_id=s.client_id,
+                        client_secret=s.client_secret)
+        yield s, sc, rest.model_dump(mode="json")
 
 
 def _creds(s) -> dict:
@@ -119,12 +122,17 @@ def http_server(sim):
     standin.close()
 
 
-def test_streamable_http_with_a_bearer_token_gives_the_rest_verdict(sim, http_server):
+def test_streamable_http_with_a_bearer_token_gives_the_rest_verdict(sim, http_server, monkeypatch):
+    from agent.api import diagnose
+    from evals.runner import _kwargs
+
     s, sc, rest = sim
     url, token, standin = http_server
-    p = _mcp(sc, {"RUNAI_MCP_URL": url, "RUNAI_MCP_TOKEN": token})  # no path: /mcp is the endpoint
-    assert p.returncode == 0, p.stderr
-    out = json.loads(p.stdout)
+    for k in ("RUNAI_BASE_URL", "RUNAI_CLIENT_ID", "RUNAI_CLIENT_SECRET", "RUNAI_MCP_COMMAND"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("RUNAI_MCP_URL", url)  # no path: /mcp is the endpoint
+    monkeypatch.setenv("RUNAI_MCP_TOKEN", token)
+    out = diagnose(**_kwargs(sc), use_kube=False, tier1="mcp").model_dump(mode="json")  # the settings path
     assert {k: out[k] for k in SAME} == {k: rest[k] for k in SAME}
     assert {n for n, _ in standin.calls} <= {"get_workload_status", "get_workload_spec", "get_workload_pods",
                                              "get_workload_history", "get_workload_metrics"}
