@@ -15,12 +15,10 @@ a call that outlives the client's deadline, and a dropped session — once (tran
 """
 from __future__ import annotations
 
-import copy
-import json
 import time
 from typing import Any
 
-from evals.runner import LiveRun, _kwargs, _ShortReadTimeout
+from evals.runner import LiveRun, _kwargs, _ShortReadTimeout, faulted_world
 from evals.scenarios import Scenario
 
 #: skill tool -> the fault-matrix endpoint class whose rules (fatal allowed? limitation words) apply to it
@@ -42,19 +40,13 @@ def live_run_mcp(sc: Scenario, *, world: dict | None = None, faults: list[dict] 
                  options: dict | None = None, kube_reader: Any = None) -> McpRun:
     """Run ``sc`` through the MCP stand-in over the simulator; REST ``faults`` go into the world, ``mcp_faults``
     into the stand-in. Never raises: errors are recorded on the run (as :func:`evals.runner.live_run`)."""
-    from agent.api import ApiAuthError, ApiUnavailable, InvalidInput, diagnose
+    from agent.api import diagnose
     from evals.mcp_standin import McpFault, Options, Standin, memory_connector
     from evals.simulator import running_simulator
     from tools.runai.mcp import RunaiMcpSource
 
-    wd = copy.deepcopy(world) if world is not None else json.loads(sc.world.read_text())
-    if faults:
-        wd["faults"] = list(wd.get("faults") or []) + list(faults)
+    wd, target = faulted_world(sc, world, faults, read_timeout)
     run = McpRun()
-    target = None
-    if read_timeout and faults:
-        f = next((x for x in faults if x.get("kind") == "timeout"), None)
-        target = (f.get("method", "GET"), f["path"]) if f else None
     opts = Options(**(options or {}))
     opts.faults = [McpFault(**f) for f in (mcp_faults or [])]
     deadline = MCP_TIMEOUT if any(f.kind == "timeout" for f in opts.faults) else 10.0
@@ -65,21 +57,12 @@ def live_run_mcp(sc: Scenario, *, world: dict | None = None, faults: list[dict] 
         source = RunaiMcpSource(memory_connector(standin), describe="the MCP stand-in", timeout=deadline,
                                 sleep=run.sleeps.append)
         try:
-            res = diagnose(**_kwargs(sc), use_kube=kube_reader is not None, kube_reader=kube_reader,
-                           tier1="mcp", source=source)
-            run.result = res
-            run.mcp_requests = [c.request for c in res.tool_calls]
-        except ApiUnavailable as e:
-            run.error_kind, run.error = "unavailable", str(e)
-        except ApiAuthError as e:
-            run.error_kind, run.error = "auth", str(e)
-        except InvalidInput as e:
-            run.error_kind, run.error = "invalid", str(e)
-        except Exception as e:  # noqa: BLE001 - a crash is exactly what the fault matrix looks for
-            run.error_kind, run.error = "crash", f"{type(e).__name__}: {e}"
+            run.attempt(lambda: diagnose(**_kwargs(sc), use_kube=kube_reader is not None, kube_reader=kube_reader,
+                                         tier1="mcp", source=source))
         finally:
             source.close()
             standin.close()
+        run.mcp_requests = [c.request for c in run.result.tool_calls] if run.result else []
         run.seconds = time.perf_counter() - t0
         with sim.lock:
             run.requests = list(sim.requests)
@@ -98,7 +81,7 @@ def score_mcp(ref: str) -> dict:
 
     from evals import checks
     from evals.cassettes import player
-    from evals.suite import _finish, _load, _verdict_dict, _warm
+    from evals.suite import _finish, _load, _verdict_dict, _warm, result_problems
 
     _warm()
     sc = _load(ref)
@@ -134,12 +117,7 @@ def score_mcp(ref: str) -> dict:
     leaks = checks.secret_leaks({"result": res.model_dump_json()}, run.secrets)
     cited, total = checks.citations(res)
     observed = checks.observed_calls(res)
-    if invented:
-        problems.append(f"invented values: {invented}")
-    if leaks:
-        problems.append(f"secrets leaked: {leaks}")
-    if cited != total:
-        problems.append(f"{total - cited} evidence line(s) without a known source")
+    problems += result_problems(invented, leaks, cited, total)
     refused = [n for n, _ in run.mcp_calls if n not in TOOL_ENDPOINT]
     if refused:
         problems.append(f"tools outside the allow-list were called: {refused}")

@@ -92,12 +92,7 @@ def score_replay(ref: str) -> dict:
         minimum = checks.minimum_calls(sc, json.loads(sc.world.read_text()))
     n_obs = sum(observed.values())
     n_min = sum(minimum.values()) if minimum is not None else None
-    if invented:
-        problems.append(f"invented values: {invented}")
-    if leaks:
-        problems.append(f"secrets leaked: {leaks}")
-    if cited != total:
-        problems.append(f"{total - cited} evidence line(s) without a known source")
+    problems += result_problems(invented, leaks, cited, total)
     if n_min is not None and n_obs < n_min:
         problems.append(f"{n_obs} tool calls < the {n_min} the skill needs on this path (a step was skipped)")
     rec.update(got=_verdict_dict(res.outcome, res.category, res.route, res.recurrence.count if res.recurrence else None),
@@ -106,6 +101,18 @@ def score_replay(ref: str) -> dict:
                            "minimum_by_tool": dict(sorted((minimum or {}).items()))})
     rec["_seconds"] = seconds
     return _finish(rec)
+
+
+def result_problems(invented: list, leaks: list, cited: int, total: int) -> list[str]:
+    """The result checks every scoring shares (replay, MCP): invented values, leaks, uncited evidence."""
+    problems = []
+    if invented:
+        problems.append(f"invented values: {invented}")
+    if leaks:
+        problems.append(f"secrets leaked: {leaks}")
+    if cited != total:
+        problems.append(f"{total - cited} evidence line(s) without a known source")
+    return problems
 
 
 def _finish(rec: dict) -> dict:

@@ -19,7 +19,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import ValidationError
 
-from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult, ToolStatus
+from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult
 from tools.runai.errors import ApiAuthError, ApiUnavailable, InvalidInput
 from tools.runai.ids import check_id, check_name
 from tools.runai.models import (
@@ -35,6 +35,7 @@ from tools.runai.models import (
     Workload,
     WorkloadStatus,
 )
+from tools.runai.results import Absent, no_spec, tool_result
 from tools.timeutil import iso, parse_time
 from tools.transport import make_client
 
@@ -197,7 +198,7 @@ class RunaiClient:
             attempts += more
         inv.status_code, inv.attempts = r.status_code, attempts
         if r.status_code == 404:
-            raise _Absent(inv, f"GET {path} answered 404 (not found)")
+            raise _Absent(inv, f"GET {path} answered 404 (not found)", 404)
         if r.status_code == 401:
             raise ToolFailure(ErrorKind.UNAUTHORIZED, f"GET {path} answered 401 after a token refresh", 401)
         if r.status_code == 403:
@@ -234,23 +235,7 @@ class RunaiClient:
                 raw_out: list | None = None) -> tuple[Any, Invocation]:
             return self._get_json(tool, arguments, path, params, raw_out)
 
-        try:
-            data = fn(get, invocations, notes)
-        except _Absent as a:
-            invocations.append(a.invocation)
-            return ToolResult(tool=tool, status=ToolStatus.ABSENT, invocations=invocations, notes=notes,
-                              error=ToolFailure(ErrorKind.NOT_FOUND, a.message, 404).to_error())
-        except ToolFailure as f:
-            inv = getattr(f, "invocation", None)
-            if inv is not None and inv not in invocations:
-                invocations.append(inv)
-            return ToolResult(tool=tool, status=ToolStatus.ERROR, invocations=invocations, notes=notes,
-                              error=f.to_error())
-        except ValidationError as e:
-            return ToolResult(tool=tool, status=ToolStatus.ERROR, invocations=invocations, notes=notes,
-                              error=ToolFailure(ErrorKind.MALFORMED, f"unexpected response shape: "
-                                                f"{e.error_count()} field error(s)").to_error())
-        return ToolResult(tool=tool, status=ToolStatus.OK, data=data, invocations=invocations, notes=notes)
+        return tool_result(tool, invocations, notes, lambda: fn(get, invocations, notes))
 
     # ---------------------------------------------------------------- tools
     def list_workloads(self, *, name: str, cluster_id: str, project: str) -> ToolResult:
@@ -330,9 +315,7 @@ class RunaiClient:
         check_id(workload_id, "workload id")
         kind = spec_kind_path(workload_type)
         if kind is None:
-            return ToolResult(tool="get_workload_spec", status=ToolStatus.ABSENT,
-                              error=ToolFailure(ErrorKind.NOT_FOUND, f"workload type {workload_type!r} has no "
-                                                "submitted-spec endpoint").to_error())
+            return no_spec(workload_type)
 
         def fn(get, invs: list[Invocation], notes: list[str]) -> SubmittedSpec:
             body, inv = get(f"/api/v1/workloads/{kind}/{quote(workload_id, safe='')}")
@@ -459,11 +442,7 @@ def metric_series(measurements: list, raw: Any) -> list[MetricSeries]:
     return out
 
 
-class _Absent(Exception):
-    def __init__(self, invocation: Invocation, message: str):
-        super().__init__(message)
-        self.invocation = invocation
-        self.message = message
+_Absent = Absent
 
 
 _DECIMAL = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$", re.ASCII)

@@ -30,14 +30,13 @@ import time
 from datetime import datetime
 from typing import Any, Callable
 
-from pydantic import ValidationError
-
-from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult, ToolStatus
+from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult
 from tools.runai.errors import ApiAuthError, ApiUnavailable
 from tools.runai.ids import check_id, check_name
 from tools.runai.mcp.allow import SKILL_TOOLS
 from tools.runai.mcp.session import Connector, McpSession
 from tools.runai.models import OOM_METRICS, Event, History, Pod, SubmittedSpec, Workload, WorkloadStatus
+from tools.runai.results import Absent, no_spec, tool_result
 from tools.runai.rest import history_record, metric_series, spec_kind_path
 from tools.timeutil import iso, parse_time
 
@@ -59,12 +58,6 @@ ERROR_TEXT: tuple[tuple[re.Pattern, ErrorKind], ...] = (
 def request_text(tool: str, arguments: dict[str, Any]) -> str:
     """The call as reports cite it: ``tools/call get_workload_status {"workloadId": "..."}``."""
     return f"tools/call {tool} {json.dumps(arguments, sort_keys=True)}"
-
-
-class _Absent(Exception):
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 class RunaiMcpSource:
@@ -107,7 +100,7 @@ class RunaiMcpSource:
 
     def _call(self, skill: str, recorded: dict[str, Any], arguments: dict[str, Any],
               invs: list[Invocation]) -> tuple[Any, Any]:
-        """One guarded ``tools/call``: (sanitised body, body as served). Raises ToolFailure or _Absent; the
+        """One guarded ``tools/call``: (sanitised body, body as served). Raises ToolFailure or Absent; the
         invocation is appended to ``invs`` whatever happens once something was sent."""
         self._ensure_connected()
         tool = SKILL_TOOLS[skill]
@@ -134,7 +127,7 @@ class RunaiMcpSource:
                 kind = next((k for rx, k in ERROR_TEXT if rx.search(text)), ErrorKind.OTHER)
                 message = f"tools/call {tool} returned a tool error: {text[:300]}"
                 if kind == ErrorKind.NOT_FOUND:
-                    raise _Absent(message)
+                    raise Absent(None, message)
                 if kind in RETRIED and attempt < self.attempts:
                     self._sleep(self.backoff)
                     continue
@@ -153,18 +146,7 @@ class RunaiMcpSource:
         def call(arguments: dict[str, Any]) -> tuple[Any, Any]:
             return self._call(skill, recorded, arguments, invs)
 
-        try:
-            data = fn(call, notes)
-        except _Absent as a:
-            return ToolResult(tool=skill, status=ToolStatus.ABSENT, invocations=invs, notes=notes,
-                              error=ToolFailure(ErrorKind.NOT_FOUND, a.message).to_error())
-        except ToolFailure as f:
-            return ToolResult(tool=skill, status=ToolStatus.ERROR, invocations=invs, notes=notes, error=f.to_error())
-        except ValidationError as e:
-            return ToolResult(tool=skill, status=ToolStatus.ERROR, invocations=invs, notes=notes,
-                              error=ToolFailure(ErrorKind.MALFORMED, f"unexpected result shape: "
-                                                f"{e.error_count()} field error(s)").to_error())
-        return ToolResult(tool=skill, status=ToolStatus.OK, data=data, invocations=invs, notes=notes)
+        return tool_result(skill, invs, notes, lambda: fn(call, notes))
 
     # ---------------------------------------------------------------- the six skill reads
     def list_workloads(self, *, name: str, cluster_id: str, project: str) -> ToolResult:
@@ -219,9 +201,7 @@ class RunaiMcpSource:
         check_id(workload_id, "workload id")
         kind = spec_kind_path(workload_type)
         if kind is None:
-            return ToolResult(tool="get_workload_spec", status=ToolStatus.ABSENT,
-                              error=ToolFailure(ErrorKind.NOT_FOUND, f"workload type {workload_type!r} has no "
-                                                "submitted-spec endpoint").to_error())
+            return no_spec(workload_type)
 
         def fn(call, notes: list[str]) -> SubmittedSpec:
             body, _ = call({"workloadId": workload_id})
