@@ -121,7 +121,8 @@ def score_mcp(ref: str) -> dict:
     refused = [n for n, _ in run.mcp_calls if n not in TOOL_ENDPOINT]
     if refused:
         problems.append(f"tools outside the allow-list were called: {refused}")
-    rec.update(got=_verdict_dict(res.outcome, res.category, res.route, res.recurrence.count if res.recurrence else None),
+    count = res.recurrence.count if res.recurrence else None
+    rec.update(got=_verdict_dict(res.outcome, res.category, res.route, count),
                problems=problems, citations=[cited, total], invented=invented, leaks=leaks,
                tool_calls={"observed": sum(observed.values()), "minimum": None, "by_tool": observed,
                            "minimum_by_tool": {}})

@@ -101,3 +101,30 @@ def test_metrics_keep_the_requested_types_and_count_values_that_are_not_numbers(
 
     sent = json.loads(r.invocations[0].request.split(" ", 2)[2])  # the tool takes no metric types: none sent
     assert set(sent) == {"workloadId", "start", "end"} and st.calls[-1] == ("get_workload_metrics", sent)
+
+
+def test_a_session_dropped_again_after_its_one_reconnect_is_a_stated_failure(mcp_diagnose):
+    from evals.mcp_standin import McpFault
+
+    res, st, src = mcp_diagnose(OOM, {"faults": [McpFault(tool="get_workload_pods", kind="drop", times=-1)]})
+    assert src.session.connects == 2  # the first connection and the one reconnect, no more
+    pods = [x for x in res.limitations if "pods could not be read" in x]
+    assert pods and "dropped" in pods[0] and "one reconnect was already used" in pods[0], res.limitations
+    assert res.category in ("OOM_KILLED", "UNKNOWN")  # less evidence, never a different specific category
+
+
+def test_a_call_past_the_deadline_is_retried_once_then_a_timeout(mcp_diagnose, standin):
+    from evals.mcp_standin import McpFault, memory_connector
+    from tools.base import ErrorKind
+    from tools.runai.mcp import RunaiMcpSource
+
+    st, _ = standin(OOM, faults=[McpFault(tool="get_workload_pods", kind="timeout", seconds=1.0, times=1)])
+    src = RunaiMcpSource(memory_connector(st), describe="t", timeout=0.2, sleep=lambda s: None)
+    try:
+        r = src.get_workload_pods(WID)  # the first call outlives the deadline, the retry answers
+        assert r.ok and r.invocations[0].attempts == 2 and [p.name for p in r.data] == ["job-a-0-0"]
+        st.options.faults = [McpFault(tool="get_workload_pods", kind="timeout", seconds=1.0, times=-1)]
+        r = src.get_workload_pods(WID)
+        assert r.error.kind == ErrorKind.TIMEOUT and "after 2 attempts" in r.error.message
+    finally:
+        src.close()
