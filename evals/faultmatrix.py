@@ -79,10 +79,10 @@ CODES = (500, 502, 503)
 # dropped session — once, and always.
 MCP_VARIANTS: list[Variant] = [
     Variant("mcp-tool-error", True, {"kind": "tool_error", "times": 1}),
-    Variant("mcp-timeout", True, {"kind": "timeout", "seconds": 1.0, "times": 1}),
+    Variant("mcp-timeout", True, {"kind": "timeout", "seconds": 2.0, "times": 1}),
     Variant("mcp-drop", True, {"kind": "drop", "times": 1}),
     Variant("mcp-tool-error-persistent", False, {"kind": "tool_error", "times": -1}),
-    Variant("mcp-timeout-persistent", False, {"kind": "timeout", "seconds": 1.0, "times": -1}),
+    Variant("mcp-timeout-persistent", False, {"kind": "timeout", "seconds": 2.0, "times": -1}),
     Variant("mcp-drop-persistent", False, {"kind": "drop", "times": -1}),
 ]
 BY_NAME = {v.name: v for v in VARIANTS + MCP_VARIANTS}

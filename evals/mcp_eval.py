@@ -25,7 +25,7 @@ from evals.scenarios import Scenario
 TOOL_ENDPOINT = {"list_workloads": "list", "get_workload_status": "workload", "get_workload_spec": "spec",
                  "get_workload_pods": "pods", "get_workload_history": "history", "get_workload_metrics": "metrics"}
 ENDPOINT_TOOL = {v: k for k, v in TOOL_ENDPOINT.items()}
-MCP_TIMEOUT = 0.25  # the client's per-call deadline in an MCP timeout run (the stand-in holds the answer 1 s)
+MCP_TIMEOUT = 0.6  # the client's per-call deadline in an MCP timeout run (the stand-in holds the answer 2 s)
 
 
 class McpRun(LiveRun):

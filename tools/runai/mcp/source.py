@@ -237,8 +237,8 @@ class RunaiMcpSource:
                     reached = True
                     continue
                 records.append(rec)
-            if not reached:
-                _incomplete(body, "history (older records in the window were not read)", notes)
+            _incomplete(body, "history" if reached else "history (older records in the window were not read)",
+                        notes)
             return History(records=records, pages=1, reached_cutoff=reached)
 
         return self._run("get_workload_history", {"workloadId": workload_id, "cutoff": iso(cutoff)}, fn)
