@@ -10,14 +10,15 @@ from agent.entrypoints.settings import Settings, make_kube
 from agent.model.limits import Limits
 from agent.model.request import DiagnosisRequest, build_request
 from agent.model.result import DiagnosisResult
+from agent.sources import open_runai
 from tools.deadline import Deadline, parse_timeout
-from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiClient
+from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiSource
 
 __all__ = ["diagnose", "run_graph", "ApiAuthError", "ApiUnavailable", "InvalidInput", "DiagnosisRequest",
            "DiagnosisResult"]
 
 
-def run_graph(request: DiagnosisRequest, runai: RunaiClient, kube: Any = None, kube_unavailable: str | None = None,
+def run_graph(request: DiagnosisRequest, runai: RunaiSource, kube: Any = None, kube_unavailable: str | None = None,
               progress: Callable[[str], None] | None = None, limits: Limits | None = None) -> DiagnosisResult:
     """Run the Run:ai failed-workload procedure on one request with the given sources."""
     from agent.procedures import graph
@@ -35,7 +36,8 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
              transport: httpx.BaseTransport | None = None, retry_sleep: Callable[[float], None] | None = None,
              progress: Callable[[str], None] | None = None, llm: Any = None, timeout: float | str = 60.0,
              ca_file: str | None = None, limits: Limits | None = None,
-             on_invocation: Callable[[Any, float], None] | None = None) -> DiagnosisResult:
+             on_invocation: Callable[[Any, float], None] | None = None, tier1: str = "rest",
+             source: RunaiSource | None = None) -> DiagnosisResult:
     """Diagnose one workload. Raises InvalidInput, ApiUnavailable or ApiAuthError; anything else is a result.
 
     ``timeout`` (seconds) is the one deadline of every Run:ai read of the diagnosis: when it is reached, reads in
@@ -47,6 +49,9 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     ``llm`` (optional, any langchain-core chat model) only adds a validated ``explanation``; it never changes
     the outcome, category, evidence or recommendations. ``on_invocation(invocation, elapsed_ms)`` is called after
     each Run:ai read (the ``tools.base.Invocation`` that ``tool_calls`` cite; ``failed -v`` prints them).
+    ``tier1`` picks the Run:ai source (``rest`` or ``mcp``: the official Run:ai MCP server, see
+    ``agent.sources.open_runai``); ``source`` (optional) is a ready :class:`tools.runai.RunaiSource` used instead
+    (the caller closes it).
     """
     try:
         seconds = parse_timeout(timeout)
@@ -56,9 +61,7 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
                         project=project, intent=intent, lookback=lookback, now=now)
     settings = Settings.from_env()
     url, cid, secret = settings.runai(runai_url, client_id, client_secret)
-    complete = req.cluster_id and (req.workload_id or (req.workload_name and req.project))
-    if complete and not url:
-        raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
+    complete = bool(req.cluster_id and (req.workload_id or (req.workload_name and req.project)))
     ca_path, ca_origin = settings.ca_file(ca_file)
     if ca_path is not None and not os.path.isfile(ca_path):
         raise InvalidInput(f"{ca_origin} {ca_path}: no such file")
@@ -67,14 +70,14 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
 
     graph("runai_failed")  # compiled (and its modules imported) before the clock of the deadline starts
     deadline = Deadline(seconds)
-    kw: dict[str, Any] = {"transport": transport, "deadline": deadline, "ca_file": ca_path,
-                          "timeout": limits.read_idle_seconds, "max_body_bytes": limits.max_body_bytes,
-                          "read_total": limits.read_total_seconds, "max_event_pages": limits.max_event_pages,
-                          "url_origin": "--runai-url" if runai_url else "RUNAI_BASE_URL",
-                          "on_invocation": on_invocation}
-    if retry_sleep is not None:
-        kw["sleep"] = retry_sleep
-    runai = RunaiClient(url or "http://runai-url-not-configured.invalid", cid, secret, **kw)
+    rest: dict[str, Any] = {"deadline": deadline, "ca_file": ca_path,
+                            "timeout": limits.read_idle_seconds, "max_body_bytes": limits.max_body_bytes,
+                            "read_total": limits.read_total_seconds, "max_event_pages": limits.max_event_pages,
+                            "url_origin": "--runai-url" if runai_url else "RUNAI_BASE_URL",
+                            "on_invocation": on_invocation}
+    runai = source if source is not None else open_runai(
+        tier1, settings, url=url, client_id=cid, client_secret=secret, needed=complete, transport=transport,
+        retry_sleep=retry_sleep, rest_options=rest, deadline=deadline)
     if kube_reader is not None:
         kube, why = kube_reader, None
     else:
@@ -83,7 +86,8 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
         with deadline.interruptible():
             result = run_graph(req, runai, kube, why, progress, limits)
     finally:
-        runai.close()
+        if source is None:
+            runai.close()
     if llm is not None:
         from agent.llm import explain
 

@@ -128,17 +128,24 @@ def eval_(
                                                           "report.html into this directory."),
     baseline: Optional[str] = typer.Option(None, "--baseline", help="Fail on a regression against this scoreboard "
                                                                     "(default evals/baseline.json; '' for none)."),
+    tier1: str = typer.Option("rest", "--tier1", help="rest (replay the cassettes) or mcp (every scenario live "
+                                                      "through the official MCP SDK and the simulator-backed MCP "
+                                                      "stand-in; --faults adds MCP faults)."),
 ) -> None:
     """Replay scenario cassettes and score them (or re-record them with --record); --faults adds the fault matrix."""
     import os
 
     from evals.suite import run
 
+    if tier1 not in ("rest", "mcp"):
+        fail(f"--tier1 must be 'rest' or 'mcp', not {tier1!r}", 2)
+    if tier1 == "mcp" and record:
+        fail("--record records REST cassettes: it cannot be combined with --tier1 mcp", 2)
     if jobs is None:
         cpus = max(1, min(8, os.cpu_count() or 1))
         jobs = min(16, 2 * cpus) if faults else cpus  # fault runs spend much of their time waiting
     raise typer.Exit(run(suites or None, do_record=record, echo=typer.echo, faults=faults, jobs=jobs, out=out,
-                         baseline=baseline))
+                         baseline=baseline, tier1=tier1))
 
 
 @app.command()

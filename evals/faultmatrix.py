@@ -73,7 +73,19 @@ VARIANTS: list[Variant] = [
 # scenario's endpoints (transient and persistent offset), so every scenario with three or more endpoints sees
 # each code both ways and every endpoint class sees each code across the suite.
 CODES = (500, 502, 503)
-BY_NAME = {v.name: v for v in VARIANTS}
+# Through MCP (``eval --tier1 mcp --faults``, evals/mcp_eval.py) the REST variants above are injected under the MCP
+# stand-in, and these are injected at the MCP layer on each tool a scenario calls (``endpoints`` = the REST
+# endpoint class of that tool, whose rules apply): a tool error, an answer later than the client's deadline, a
+# dropped session — once, and always.
+MCP_VARIANTS: list[Variant] = [
+    Variant("mcp-tool-error", True, {"kind": "tool_error", "times": 1}),
+    Variant("mcp-timeout", True, {"kind": "timeout", "seconds": 2.0, "times": 1}),
+    Variant("mcp-drop", True, {"kind": "drop", "times": 1}),
+    Variant("mcp-tool-error-persistent", False, {"kind": "tool_error", "times": -1}),
+    Variant("mcp-timeout-persistent", False, {"kind": "timeout", "seconds": 2.0, "times": -1}),
+    Variant("mcp-drop-persistent", False, {"kind": "drop", "times": -1}),
+]
+BY_NAME = {v.name: v for v in VARIANTS + MCP_VARIANTS}
 
 
 def endpoint_of(method: str, path: str) -> str | None:

@@ -102,43 +102,57 @@ class LiveRun:
         self.sleeps: list[float] = []  # retry delays the client asked for (Retry-After honoured?)
         self.seconds = 0.0
 
+    def attempt(self, diagnosis) -> None:
+        """Run ``diagnosis()`` into ``result``; a fatal error or a crash is recorded instead, never raised."""
+        from agent.api import ApiAuthError, ApiUnavailable, InvalidInput
 
-def live_run(sc: Scenario, *, world: dict | None = None, faults: list[dict] | None = None,
-             read_timeout: float | None = None) -> LiveRun:
-    """Run ``sc`` live; ``faults`` are added to the world. Never raises: errors are recorded on the LiveRun."""
+        try:
+            self.result = diagnosis()
+        except ApiUnavailable as e:
+            self.error_kind, self.error = "unavailable", str(e)
+        except ApiAuthError as e:
+            self.error_kind, self.error = "auth", str(e)
+        except InvalidInput as e:
+            self.error_kind, self.error = "invalid", str(e)
+        except Exception as e:  # noqa: BLE001 - a crash is exactly what the fault matrix looks for
+            self.error_kind, self.error = "crash", f"{type(e).__name__}: {e}"
+
+
+def faulted_world(sc: Scenario, world: dict | None, faults: list[dict] | None,
+                  read_timeout: float | None) -> tuple[dict, tuple[str, str] | None]:
+    """The world to serve (``faults`` added) and the (method, path) a short read timeout targets, if any."""
     import copy
     import json
-    import time
-
-    import httpx
-
-    from agent.api import ApiAuthError, ApiUnavailable, InvalidInput, diagnose
-    from evals.simulator import running_simulator
 
     wd = copy.deepcopy(world) if world is not None else json.loads(sc.world.read_text())
     if faults:
         wd["faults"] = list(wd.get("faults") or []) + list(faults)
-    run = LiveRun()
     target = None
     if read_timeout and faults:
         f = next((x for x in faults if x.get("kind") == "timeout"), None)
         target = (f.get("method", "GET"), f["path"]) if f else None
+    return wd, target
+
+
+def live_run(sc: Scenario, *, world: dict | None = None, faults: list[dict] | None = None,
+             read_timeout: float | None = None) -> LiveRun:
+    """Run ``sc`` live; ``faults`` are added to the world. Never raises: errors are recorded on the LiveRun."""
+    import time
+
+    import httpx
+
+    from agent.api import diagnose
+    from evals.simulator import running_simulator
+
+    wd, target = faulted_world(sc, world, faults, read_timeout)
+    run = LiveRun()
     transport = (_ShortReadTimeout(read_timeout, target) if read_timeout
                  else httpx.HTTPTransport(verify=False, retries=0))
     t0 = time.perf_counter()
     with running_simulator(wd) as sim:
-        try:
-            run.result = diagnose(**_kwargs(sc), runai_url=sim.url, client_id=sim.client_id,
-                                  client_secret=sim.client_secret, use_kube=False, transport=transport,
-                                  retry_sleep=run.sleeps.append)
-        except ApiUnavailable as e:
-            run.error_kind, run.error = "unavailable", str(e)
-        except ApiAuthError as e:
-            run.error_kind, run.error = "auth", str(e)
-        except InvalidInput as e:
-            run.error_kind, run.error = "invalid", str(e)
-        except Exception as e:  # noqa: BLE001 - a crash is exactly what the fault matrix looks for
-            run.error_kind, run.error = "crash", f"{type(e).__name__}: {e}"
+        run.attempt(lambda: diagnose(**_kwargs(sc), runai_url=sim.url, client_id=sim.client_id,
+                                     client_secret=sim.client_secret, use_kube=False, transport=transport,
+                                     retry_sleep=run.sleeps.append))
         run.seconds = time.perf_counter() - t0
         with sim.lock:
             run.requests = list(sim.requests)

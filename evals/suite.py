@@ -92,12 +92,7 @@ def score_replay(ref: str) -> dict:
         minimum = checks.minimum_calls(sc, json.loads(sc.world.read_text()))
     n_obs = sum(observed.values())
     n_min = sum(minimum.values()) if minimum is not None else None
-    if invented:
-        problems.append(f"invented values: {invented}")
-    if leaks:
-        problems.append(f"secrets leaked: {leaks}")
-    if cited != total:
-        problems.append(f"{total - cited} evidence line(s) without a known source")
+    problems += result_problems(invented, leaks, cited, total)
     if n_min is not None and n_obs < n_min:
         problems.append(f"{n_obs} tool calls < the {n_min} the skill needs on this path (a step was skipped)")
     rec.update(got=_verdict_dict(res.outcome, res.category, res.route, res.recurrence.count if res.recurrence else None),
@@ -106,6 +101,18 @@ def score_replay(ref: str) -> dict:
                            "minimum_by_tool": dict(sorted((minimum or {}).items()))})
     rec["_seconds"] = seconds
     return _finish(rec)
+
+
+def result_problems(invented: list, leaks: list, cited: int, total: int) -> list[str]:
+    """The result checks every scoring shares (replay, MCP): invented values, leaks, uncited evidence."""
+    problems = []
+    if invented:
+        problems.append(f"invented values: {invented}")
+    if leaks:
+        problems.append(f"secrets leaked: {leaks}")
+    if cited != total:
+        problems.append(f"{total - cited} evidence line(s) without a known source")
+    return problems
 
 
 def _finish(rec: dict) -> dict:
@@ -121,27 +128,43 @@ def _verdict_dict(outcome, category, route, recurrence) -> dict:
 
 
 # ------------------------------------------------------------------------------------------------ faults
-def fault_baseline(ref: str) -> dict:
+def fault_baseline(ref: str, tier1: str = "rest") -> dict:
     from evals import faultmatrix as fm
     from evals.runner import live_run
 
     _warm()
     sc = _load(ref)
-    run = live_run(sc)
+    if tier1 == "mcp":
+        from evals.mcp_eval import live_run_mcp
+
+        run = live_run_mcp(sc)
+    else:
+        run = live_run(sc)
     r = run.result
     return {"id": sc.id, "requests": run.requests, "error": run.error,
             "verdict": [r.outcome, r.category, r.route] if r else None,
-            "endpoints": fm.endpoints_hit(run.requests), "seconds": run.seconds}
+            "endpoints": fm.endpoints_hit(run.requests), "seconds": run.seconds,
+            "tools": sorted({n for n, _ in getattr(run, "mcp_calls", [])})}
 
 
-def fault_run(ref: str, variant: str, endpoint: str, base: dict) -> dict:
+def fault_run(ref: str, variant: str, endpoint: str, base: dict, tier1: str = "rest") -> dict:
     from evals import faultmatrix as fm
     from evals.runner import live_run
 
     sc = _load(ref)
-    spec = fm.fault_spec(variant, endpoint, [tuple(x) for x in base["requests"]])
-    timeout = fm.READ_TIMEOUT if "timeout" in variant else None
-    run = live_run(sc, faults=[spec], read_timeout=timeout)
+    if variant.startswith("mcp-"):
+        from evals.mcp_eval import live_run_mcp, mcp_fault
+
+        run = live_run_mcp(sc, mcp_faults=[mcp_fault(variant, endpoint)])
+    else:
+        spec = fm.fault_spec(variant, endpoint, [tuple(x) for x in base["requests"]])
+        timeout = fm.READ_TIMEOUT if "timeout" in variant else None
+        if tier1 == "mcp":
+            from evals.mcp_eval import live_run_mcp
+
+            run = live_run_mcp(sc, faults=[spec], read_timeout=timeout)
+        else:
+            run = live_run(sc, faults=[spec], read_timeout=timeout)
     problems = fm.evaluate(sc, tuple(base["verdict"] or ()), len(base["requests"]), variant, endpoint, run)
     problems = [re.sub(r"127\.0\.0\.1:\d+", "simulator", p) for p in problems]  # ports vary run to run
     r = run.result
@@ -189,18 +212,25 @@ def select(suites: list[str] | None, root: Path | None = None) -> tuple[list[Sce
 
 def evaluate(suites: list[str] | None = None, *, faults: bool = False, jobs: int = 1, root: Path | None = None,
              fault_filter: Callable[[str, str, str], bool] | None = None,
-             progress: Callable[[str], None] | None = None) -> tuple[dict, dict]:
+             progress: Callable[[str], None] | None = None, tier1: str = "rest") -> tuple[dict, dict]:
     """Score the selected scenarios; returns (scoreboard, timings). Pure data, deterministic scoreboard."""
     from evals import checks
 
     scs, skipped = select(suites, root)
     refs = [f"{sc.path}::{sc.id}" if root is not None else sc.id for sc in scs]
     t0 = time.perf_counter()
-    recs = _pmap(score_replay, [(r,) for r in refs], jobs)
+    if tier1 == "mcp":
+        from evals.mcp_eval import score_mcp
+
+        recs = _pmap(score_mcp, [(r,) for r in refs], jobs)
+    else:
+        recs = _pmap(score_replay, [(r,) for r in refs], jobs)
     replay_wall = time.perf_counter() - t0
     timings: dict[str, Any] = {"replay": {r["id"]: round(r.pop("_seconds") * 1000, 3) for r in recs}}
     recs.sort(key=lambda r: r["id"])
     board: dict[str, Any] = {"schema": SCHEMA, "selection": sorted(suites or []) or ["(all)"]}
+    if tier1 != "rest":
+        board["tier1"] = tier1
     labels = checks.all_labels()
     matrix = [[0] * (len(labels) + 1) for _ in labels]  # last column: anything else (fatal, ...)
     for r in recs:
@@ -258,7 +288,7 @@ def evaluate(suites: list[str] | None = None, *, faults: bool = False, jobs: int
     })
     timings["replay_wall_seconds"] = round(replay_wall, 3)
     if faults:
-        board["faults"], timings["faults"] = _fault_matrix(scs, refs, jobs, fault_filter, progress)
+        board["faults"], timings["faults"] = _fault_matrix(scs, refs, jobs, fault_filter, progress, tier1)
         for r in recs:
             fr = board["faults"]["per_scenario"].get(r["id"])
             r["faults"] = fr
@@ -266,13 +296,14 @@ def evaluate(suites: list[str] | None = None, *, faults: bool = False, jobs: int
     return board, timings
 
 
-def _fault_matrix(scs: list[Scenario], refs: list[str], jobs: int, fault_filter, progress) -> tuple[dict, dict]:
+def _fault_matrix(scs: list[Scenario], refs: list[str], jobs: int, fault_filter, progress,
+                  tier1: str = "rest") -> tuple[dict, dict]:
     from evals import faultmatrix as fm
 
     # live runs need every server a scenario talks to: Tier-2 ones need the kube-apiserver (tests/k8s covers them)
     live = [(sc, ref) for sc, ref in zip(scs, refs) if sc.has_world and not sc.tier2]
     t0 = time.perf_counter()
-    bases = _pmap(fault_baseline, [(ref,) for _, ref in live], jobs)
+    bases = _pmap(fault_baseline, [(ref, tier1) for _, ref in live], jobs)
     tasks = []
     base_problems = []
     for (sc, ref), b in zip(live, bases):
@@ -282,9 +313,14 @@ def _fault_matrix(scs: list[Scenario], refs: list[str], jobs: int, fault_filter,
                                   "problems": [f"fault-free live run gave {b['verdict']} ({b['error']}), expected {exp}"]})
         if b["verdict"] is None:
             continue
-        for variant, ep in fm.plan(b["endpoints"]):
+        plan = fm.plan(b["endpoints"])
+        if tier1 == "mcp":
+            from evals.mcp_eval import mcp_plan
+
+            plan += mcp_plan(b["tools"])
+        for variant, ep in plan:
             if fault_filter is None or fault_filter(sc.id, variant, ep):
-                tasks.append((ref, variant, ep, b))
+                tasks.append((ref, variant, ep, b, tier1))
     if progress:
         progress(f"fault matrix: {len(tasks)} runs over {len(live)} scenarios")
     runs = _pmap(fault_run, tasks, jobs)
@@ -433,7 +469,7 @@ def _confusion_text(board: dict) -> list[str]:
 # ------------------------------------------------------------------------------------------------ entry point
 def run(suites: list[str] | None = None, *, do_record: bool = False, echo=print, faults: bool = False,
         jobs: int | None = None, out: str | Path | None = None, baseline: str | Path | None = None,
-        fault_filter=None, root: Path | None = None) -> int:
+        fault_filter=None, root: Path | None = None, tier1: str = "rest") -> int:
     """The ``workload-diagnose eval`` command. Returns the exit status (0 all good, 1 failures or regression)."""
     if do_record:
         return _record(suites, echo)
@@ -442,7 +478,8 @@ def run(suites: list[str] | None = None, *, do_record: bool = False, echo=print,
     if not scs:
         echo("no scenarios matched")
         return 2
-    board, timings = evaluate(suites, faults=faults, jobs=jobs, root=root, fault_filter=fault_filter, progress=echo)
+    board, timings = evaluate(suites, faults=faults, jobs=jobs, root=root, fault_filter=fault_filter, progress=echo,
+                              tier1=tier1)
     for r in board["results"]:
         mark = "ok  " if r["pass"] else ("xfail" if r["xfail"] else "FAIL")
         g = r["got"]

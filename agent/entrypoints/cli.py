@@ -182,6 +182,9 @@ def failed(
                                                         "is stated."),
     ca_file: Optional[str] = typer.Option(None, "--ca-file", help="PEM CA bundle for TLS (default: SSL_CERT_FILE, "
                                                                   "REQUESTS_CA_BUNDLE, else certifi)."),
+    tier1: str = typer.Option("rest", "--tier1", metavar="[rest|mcp]",
+                              help="Tier-1 source: rest (the Run:ai API) or mcp (the official Run:ai MCP server: "
+                                   "RUNAI_MCP_URL + RUNAI_MCP_TOKEN, or RUNAI_MCP_COMMAND)."),
     verbose: bool = verbose_option(),
 ) -> None:
     """Diagnose why one Run:ai workload failed (credentials: RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET)."""
@@ -201,7 +204,7 @@ def failed(
         result = handled(lambda: diagnose(
             cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name, project=project,
             intent=intent, lookback=lookback, now=now, runai_url=runai_url, kubeconfig=kubeconfig,
-            use_kube=not no_kube, progress=progress.update, timeout=timeout, ca_file=ca_file,
+            use_kube=not no_kube, progress=progress.update, timeout=timeout, ca_file=ca_file, tier1=tier1,
             on_invocation=request_printer(progress.echo) if verbose else None))
     except KeyboardInterrupt:  # every read was cancelled by the deadline's SIGINT hook: end now, no traceback
         progress.stop()

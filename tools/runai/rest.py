@@ -19,7 +19,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import ValidationError
 
-from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult, ToolStatus
+from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult
 from tools.runai.errors import ApiAuthError, ApiUnavailable, InvalidInput
 from tools.runai.ids import check_id, check_name
 from tools.runai.models import (
@@ -39,10 +39,12 @@ from tools.runai.models import (
     parse_lenient,
 )
 from tools.deadline import Deadline
+from tools.runai.results import Absent, no_spec, tool_result
 from tools.timeutil import iso, parse_time
 from tools.transport import make_client
 
-__all__ = ["RunaiClient", "SPEC_PATH_BY_KIND", "spec_kind_path", "request_text", "check_base_url"]
+__all__ = ["RunaiClient", "SPEC_PATH_BY_KIND", "spec_kind_path", "request_text", "check_base_url", "metric_series",
+           "history_record"]
 
 SPEC_PATH_BY_KIND = {"training": "trainings", "workspace": "workspaces", "inference": "inferences",
                      "distributed": "distributed"}
@@ -317,7 +319,7 @@ class RunaiClient:
             attempts += more
         inv.status_code, inv.attempts = r.status_code, attempts
         if r.status_code == 404:
-            raise _Absent(inv, f"GET {path} answered 404 (not found)")
+            raise _Absent(inv, f"GET {path} answered 404 (not found)", 404)
         if r.status_code == 401:
             raise ToolFailure(ErrorKind.UNAUTHORIZED, f"GET {path} answered 401 after a token refresh", 401)
         if r.status_code == 403:
@@ -354,23 +356,7 @@ class RunaiClient:
                 raw_out: list | None = None) -> tuple[Any, Invocation]:
             return self._get_json(tool, arguments, path, params, raw_out)
 
-        try:
-            data = fn(get, invocations, notes)
-        except _Absent as a:
-            invocations.append(a.invocation)
-            return ToolResult(tool=tool, status=ToolStatus.ABSENT, invocations=invocations, notes=notes,
-                              error=ToolFailure(ErrorKind.NOT_FOUND, a.message, 404).to_error())
-        except ToolFailure as f:
-            inv = getattr(f, "invocation", None)
-            if inv is not None and inv not in invocations:
-                invocations.append(inv)
-            return ToolResult(tool=tool, status=ToolStatus.ERROR, invocations=invocations, notes=notes,
-                              error=f.to_error())
-        except ValidationError as e:
-            return ToolResult(tool=tool, status=ToolStatus.ERROR, invocations=invocations, notes=notes,
-                              error=ToolFailure(ErrorKind.MALFORMED, f"unexpected response shape: "
-                                                f"{e.error_count()} field error(s)").to_error())
-        return ToolResult(tool=tool, status=ToolStatus.OK, data=data, invocations=invocations, notes=notes)
+        return tool_result(tool, invocations, notes, lambda: fn(get, invocations, notes))
 
     # ---------------------------------------------------------------- tools
     def list_workloads(self, *, name: str, cluster_id: str, project: str) -> ToolResult:
@@ -489,9 +475,7 @@ class RunaiClient:
         check_id(workload_id, "workload id")
         kind = spec_kind_path(workload_type)
         if kind is None:
-            return ToolResult(tool="get_workload_spec", status=ToolStatus.ABSENT,
-                              error=ToolFailure(ErrorKind.NOT_FOUND, f"workload type {workload_type!r} has no "
-                                                "submitted-spec endpoint").to_error())
+            return no_spec(workload_type)
 
         def fn(get, invs: list[Invocation], notes: list[str]) -> SubmittedSpec:
             body, inv = get(f"/api/v1/workloads/{kind}/{quote(workload_id, safe='')}")
@@ -552,7 +536,7 @@ class RunaiClient:
                     raise ToolFailure(ErrorKind.MALFORMED, "history response has no 'records' list")
                 page_old = False
                 for raw in body["records"]:
-                    rec, why = _history_record(raw)
+                    rec, why = history_record(raw)
                     if rec is None:
                         skips.skip(why)
                         continue
@@ -591,32 +575,8 @@ class RunaiClient:
             invs.append(inv)
             if not isinstance(body, dict) or not isinstance(body.get("measurements"), list):
                 raise ToolFailure(ErrorKind.MALFORMED, "metrics response has no 'measurements' list")
-            raw_ms = raw[0].get("measurements") if raw and isinstance(raw[0], dict) else None
-            out: list[MetricSeries] = []
             skips = Skips("metric series")
-            for idx, m in enumerate(body["measurements"]):
-                if not isinstance(m, dict) or not isinstance(m.get("type"), str):
-                    skips.skip("field 'type' is not a string" if isinstance(m, dict) else "an item is not an object")
-                    continue
-                skips.keep()
-                raw_m = raw_ms[idx] if isinstance(raw_ms, list) and idx < len(raw_ms) else None
-                served_vals = raw_m.get("values") if isinstance(raw_m, dict) else None
-                samples_: list[MetricSample] = []
-                bad = 0
-                values_ = m.get("values")
-                if values_ is not None and not isinstance(values_, list):
-                    values_, bad = [], 1  # not a list of samples: one unusable value, never iterated
-                for j, v in enumerate(values_ or []):
-                    val = _parse_metric_value(v.get("value") if isinstance(v, dict) else None)
-                    rv = served_vals[j] if isinstance(served_vals, list) and j < len(served_vals) else None
-                    if val is not None and (not isinstance(rv, dict) or _parse_metric_value(rv.get("value")) != val):
-                        val = None  # the value as served was not a plain number (it only became one when normalised)
-                    if val is None:
-                        bad += 1
-                        continue
-                    ts = v.get("timestamp")
-                    samples_.append(MetricSample(timestamp=ts if isinstance(ts, str) else None, value=val))
-                out.append(MetricSeries(type=m["type"], samples=samples_, unparsable=bad))
+            out = metric_series(body["measurements"], raw[0] if raw else None, skips)
             notes[:0] = skips.note()
             return out
 
@@ -624,11 +584,40 @@ class RunaiClient:
                                                  "metricTypes": list(metric_types)}, fn)
 
 
-class _Absent(Exception):
-    def __init__(self, invocation: Invocation, message: str):
-        super().__init__(message)
-        self.invocation = invocation
-        self.message = message
+def metric_series(measurements: list, raw: Any, skips: Skips | None = None) -> list[MetricSeries]:
+    """The series of a metrics body's (sanitised) ``measurements``; ``raw`` is the body as served, before
+    normalisation: a value counts only if it was a plain number as served (shared by every source). A series that
+    is not usable is counted in ``skips`` (when given) and left out; the others are kept."""
+    skips = skips or Skips("metric series")
+    raw_ms = raw.get("measurements") if isinstance(raw, dict) else None
+    out: list[MetricSeries] = []
+    for idx, m in enumerate(measurements):
+        if not isinstance(m, dict) or not isinstance(m.get("type"), str):
+            skips.skip("field 'type' is not a string" if isinstance(m, dict) else "an item is not an object")
+            continue
+        skips.keep()
+        raw_m = raw_ms[idx] if isinstance(raw_ms, list) and idx < len(raw_ms) else None
+        served_vals = raw_m.get("values") if isinstance(raw_m, dict) else None
+        samples_: list[MetricSample] = []
+        bad = 0
+        values_ = m.get("values")
+        if values_ is not None and not isinstance(values_, list):
+            values_, bad = [], 1  # not a list of samples: one unusable value, never iterated
+        for j, v in enumerate(values_ or []):
+            val = _parse_metric_value(v.get("value") if isinstance(v, dict) else None)
+            rv = served_vals[j] if isinstance(served_vals, list) and j < len(served_vals) else None
+            if val is not None and (not isinstance(rv, dict) or _parse_metric_value(rv.get("value")) != val):
+                val = None  # the value as served was not a plain number (it only became one when normalised)
+            if val is None:
+                bad += 1
+                continue
+            ts = v.get("timestamp")
+            samples_.append(MetricSample(timestamp=ts if isinstance(ts, str) else None, value=val))
+        out.append(MetricSeries(type=m["type"], samples=samples_, unparsable=bad))
+    return out
+
+
+_Absent = Absent
 
 
 _DECIMAL = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$", re.ASCII)
@@ -651,8 +640,8 @@ def _parse_metric_value(v: Any) -> float | None:
     return f
 
 
-def _history_record(raw: Any) -> tuple[HistoryRecord | None, str]:
-    """One history record, or None with the reason it cannot be used."""
+def history_record(raw: Any) -> tuple[HistoryRecord | None, str]:
+    """One history record, or None with the reason it cannot be used (shared by every source)."""
     if not isinstance(raw, dict):
         return None, "an item is not an object"
     meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else {}

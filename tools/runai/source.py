@@ -1,10 +1,10 @@
 """What the graph needs from Run:ai: the six skill reads, as a :class:`typing.Protocol`.
 
-The graph's nodes call a ``RunaiSource`` and nothing else of Run:ai. Today's implementation is REST
-(:class:`tools.runai.rest.RunaiClient`); a second one over the official Run:ai MCP server
-(``nvcr.io/nvidia/runai/runai-mcp-server``, see ``shared/reference/runai-api.md``) can be added beside it — say
-``tools/runai/mcp.py`` with ``class RunaiMcpSource`` — and chosen where the source is constructed
-(``agent/api.py``), WITHOUT touching a graph node, as long as it keeps this contract:
+The graph's nodes call a ``RunaiSource`` and nothing else of Run:ai. There are two implementations: REST
+(:class:`tools.runai.rest.RunaiClient`) and the official Run:ai MCP server
+(``nvcr.io/nvidia/runai/runai-mcp-server``: :class:`tools.runai.mcp.RunaiMcpSource`), chosen where the source is
+constructed (``agent/sources.py`` ``open_runai``, ``--tier1 rest|mcp``), WITHOUT touching a graph node. Each
+keeps this contract:
 
 * **Same methods, same signatures, same return types.** Each method returns a :class:`tools.base.ToolResult`
   whose ``tool`` is the skill tool name (the method's name) and whose ``data`` is the model listed below
