@@ -107,6 +107,27 @@ def with_pod_uids(world: dict, uids: dict[tuple[str, str], str]) -> dict:
     return out
 
 
+def recorded_pod_uids(bodies: list[str]) -> dict[tuple[str, str], str]:
+    """The pod UIDs a recorded Kubernetes session served (Pod and PodList bodies of a Tier-2 cassette), by
+    (namespace, name): what :func:`with_pod_uids` needs to give a Run:ai world replayed without that session (e.g.
+    through the MCP stand-in) the UIDs its cassette's apiserver assigned."""
+    import json
+
+    uids: dict[tuple[str, str], str] = {}
+    for body in bodies:
+        try:
+            obj = json.loads(body)
+        except (TypeError, ValueError):
+            continue
+        if not isinstance(obj, dict):
+            continue
+        for item in obj.get("items") if obj.get("kind") == "PodList" else [obj] if obj.get("kind") == "Pod" else []:
+            meta = item.get("metadata") if isinstance(item, dict) else None
+            if isinstance(meta, dict) and meta.get("uid") and meta.get("name") and meta.get("namespace"):
+                uids[(meta["namespace"], meta["name"])] = meta["uid"]
+    return uids
+
+
 def replay_reader():
     """A KubeReader aimed at the fixed replay host (only ever answered by a cassette)."""
     from tools.kube import KubeReader

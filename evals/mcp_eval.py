@@ -15,6 +15,7 @@ a call that outlives the client's deadline, and a dropped session — once (tran
 """
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -94,13 +95,15 @@ def score_mcp(ref: str) -> dict:
     if sc.tier2:  # Kubernetes from the cassette; the simulator (localhost) is not intercepted
         import yaml
 
-        from evals.kubeworld import KUBE_REPLAY_URL, replay_reader
+        from evals.kubeworld import KUBE_REPLAY_URL, recorded_pod_uids, replay_reader, with_pod_uids
 
         data = yaml.safe_load(sc.cassette.read_text()) or {}
         kube_bodies = [(i.get("response") or {}).get("body", {}).get("string") or ""
                        for i in data.get("interactions") or [] if KUBE_REPLAY_URL in i["request"]["uri"]]
+        # the Run:ai side reports the pods' UIDs as the recorded apiserver assigned them (Tier 2 checks identity)
+        world = with_pod_uids(json.loads(sc.world.read_text()), recorded_pod_uids(kube_bodies))
         with player().use_cassette(str(sc.cassette), ignore_localhost=True):
-            run = live_run_mcp(sc, kube_reader=replay_reader())
+            run = live_run_mcp(sc, world=world, kube_reader=replay_reader())
     else:
         run = live_run_mcp(sc)
     seconds = time.perf_counter() - t0

@@ -118,12 +118,13 @@ def test_a_call_past_the_deadline_is_retried_once_then_a_timeout(mcp_diagnose, s
     from tools.base import ErrorKind
     from tools.runai.mcp import RunaiMcpSource
 
-    st, _ = standin(OOM, faults=[McpFault(tool="get_workload_pods", kind="timeout", seconds=1.0, times=1)])
-    src = RunaiMcpSource(memory_connector(st), describe="t", timeout=0.2, sleep=lambda s: None)
+    # a 1 s deadline against a 3 s hold: a loaded machine (CI's parallel pass) still answers the retry within it
+    st, _ = standin(OOM, faults=[McpFault(tool="get_workload_pods", kind="timeout", seconds=3.0, times=1)])
+    src = RunaiMcpSource(memory_connector(st), describe="t", timeout=1.0, sleep=lambda s: None)
     try:
         r = src.get_workload_pods(WID)  # the first call outlives the deadline, the retry answers
         assert r.ok and r.invocations[0].attempts == 2 and [p.name for p in r.data] == ["job-a-0-0"]
-        st.options.faults = [McpFault(tool="get_workload_pods", kind="timeout", seconds=1.0, times=-1)]
+        st.options.faults = [McpFault(tool="get_workload_pods", kind="timeout", seconds=3.0, times=-1)]
         r = src.get_workload_pods(WID)
         assert r.error.kind == ErrorKind.TIMEOUT and "after 2 attempts" in r.error.message
     finally:

@@ -173,7 +173,9 @@ class RunaiMcpSource:
 
         return self._run("list_workloads", {"name": name, "clusterId": cluster_id, "project": project}, fn)
 
-    def get_workload_status(self, workload_id: str) -> ToolResult:
+    def get_workload_status(self, workload_id: str, *, cutoff: datetime | None = None) -> ToolResult:
+        """The events come inside the status result, as the server chose them: there is no events paging to
+        follow down to ``cutoff`` (the REST source's), so every event it returned is kept."""
         check_id(workload_id, "workload id")
 
         def fn(call, notes: list[str]) -> WorkloadStatus:
