@@ -103,6 +103,16 @@ class RunaiClient:
     def close(self) -> None:
         self._http.close()
 
+    def view(self) -> "RunaiClient":
+        """A view for one of many concurrent diagnoses (fleet triage): the same connection pool, settings and
+        token, its own ``injections`` (a report lists only what its own reads found). Close the parent, not it."""
+        import copy
+
+        self.ensure_token()
+        v = copy.copy(self)
+        v.injections, v._inj_lock = [], threading.Lock()
+        return v
+
     # ---------------------------------------------------------------- auth
     def _fetch_token(self) -> str:
         """client_credentials on /api/v1/token, falling back to the v2 OAuth2 form flow."""
@@ -293,8 +303,9 @@ class RunaiClient:
 
         return self._run("list_workloads", {"name": name, "clusterId": cluster_id, "project": project}, fn)
 
-    def get_workload_status(self, workload_id: str) -> ToolResult:
-        """``get_workload_status``: the workload and its recent events, fetched concurrently."""
+    def get_workload_status(self, workload_id: str, *, listed: Workload | None = None) -> ToolResult:
+        """``get_workload_status``: the workload and its recent events, fetched concurrently. ``listed`` (fleet
+        triage): the workload exactly as a list page returned it, used instead of reading ``…/{id}`` again."""
         check_id(workload_id, "workload id")
         wid = quote(workload_id, safe="")
 
@@ -302,11 +313,12 @@ class RunaiClient:
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(max_workers=2) as pool:
-                fw = pool.submit(get, f"/api/v1/workloads/{wid}")
+                fw = pool.submit(get, f"/api/v1/workloads/{wid}") if listed is None else None
                 fe = pool.submit(get, f"/api/v1/workloads/{wid}/events",
                                  [("sortOrder", "desc"), ("offset", "0"), ("limit", str(self.page_limit))])
-                body, inv = fw.result()  # raises: without the workload there is no status
-                invs.append(inv)
+                if fw is not None:
+                    body, inv = fw.result()  # raises: without the workload there is no status
+                    invs.append(inv)
                 events: list[Event] | None
                 events_error = None
                 try:
@@ -321,7 +333,8 @@ class RunaiClient:
                     events_error = getattr(e, "message", None) or str(e)
                     if getattr(e, "invocation", None) is not None:
                         invs.append(e.invocation)
-            return WorkloadStatus(workload=Workload.model_validate(body), events=events, events_error=events_error)
+            return WorkloadStatus(workload=listed if listed is not None else Workload.model_validate(body),
+                                  events=events, events_error=events_error)
 
         return self._run("get_workload_status", {"workloadId": workload_id}, fn)
 
