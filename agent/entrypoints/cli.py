@@ -185,6 +185,9 @@ def _print_report(text: str) -> None:
 from agent.entrypoints.lifecycle_cmd import lifecycle  # noqa: E402  (Kueue/KubeRay lifecycle view, issue 11)
 
 app.command("lifecycle")(lifecycle)
+from agent.entrypoints.triage_cmd import triage  # noqa: E402  (fleet triage, issue 15)
+
+app.command("triage")(triage)
 
 
 def main() -> None:  # console-script entry point

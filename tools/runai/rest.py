@@ -314,7 +314,7 @@ class RunaiClient:
 
             with ThreadPoolExecutor(max_workers=2) as pool:
                 fw = pool.submit(get, f"/api/v1/workloads/{wid}") if listed is None else None
-                fe = pool.submit(get, f"/api/v1/workloads/{wid}/events",
+                fe = (pool.submit if listed is None else _inline)(get, f"/api/v1/workloads/{wid}/events",
                                  [("sortOrder", "desc"), ("offset", "0"), ("limit", str(self.page_limit))])
                 if fw is not None:
                     body, inv = fw.result()  # raises: without the workload there is no status
@@ -464,6 +464,18 @@ class RunaiClient:
 
         return self._run("get_workload_metrics", {"workloadId": workload_id, "start": iso(start), "end": iso(end),
                                                  "metricTypes": list(metric_types)}, fn)
+
+
+def _inline(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` run now, as a completed future (one read needs no thread)."""
+    from concurrent.futures import Future
+
+    f: Future = Future()
+    try:
+        f.set_result(fn(*args))
+    except BaseException as e:  # noqa: BLE001 - delivered through the future like pool.submit would
+        f.set_exception(e)
+    return f
 
 
 class _Absent(Exception):

@@ -1,0 +1,104 @@
+"""Fleet triage: every failed workload of a cluster (or one project / department) in one concurrent pass, each
+diagnosed by the same ``runai_failed`` procedure, then the patterns they share.
+
+``triage(...)`` is the embeddable API (the ``workload-diagnose triage`` command calls it): list (``list.py``),
+diagnose concurrently with shared reads (``run.py``), find cross-workload patterns (``patterns.py``), build the
+result (``report.py``; ``html.py`` renders the self-contained page).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import httpx
+
+from agent.triage.report import TriageResult
+
+__all__ = ["triage", "TriageResult"]
+
+
+def triage(*, cluster_id: str | None, project: str | None = None, department: str | None = None,
+           since: str = "24h", lookback: str = "7d", now: str | None = None, runai_url: str | None = None,
+           client_id: str | None = None, client_secret: str | None = None, kubeconfig: str | None = None,
+           use_kube: bool = True, kube_reader: Any = None, transport: httpx.BaseTransport | None = None,
+           concurrency: int = 16, retry_sleep: Callable[[float], None] | None = None,
+           on_total: Callable[[int], None] | None = None, on_done: Callable[[Any], None] | None = None,
+           stats: dict | None = None) -> TriageResult:
+    """Raises InvalidInput, ApiUnavailable or ApiAuthError (as ``failed`` does); anything else is in the result.
+
+    ``on_total(n)`` once the workloads are listed and ``on_done(item)`` after each diagnosis drive a progress bar;
+    ``stats`` (optional) receives the request counts (``sent``, ``rate_limited``, ``kube_reads``, ``kube_saved``)."""
+    from agent.entrypoints.settings import Settings, make_kube
+    from agent.model.time import lookback_words
+    from agent.triage.listing import build_triage_request, list_candidates, window_of
+    from agent.triage.patterns import patterns
+    from agent.triage.report import tally, verdict_of
+    from agent.triage.run import Item, SharedKube, diagnose_all
+    from tools.runai import InvalidInput, RunaiClient
+    from tools.runai.fleet import PacedTransport
+
+    req = build_triage_request(cluster_id=cluster_id, project=project, department=department, since=since,
+                               lookback=lookback, now=now)
+    if concurrency < 1 or concurrency > 256:
+        raise InvalidInput(f"concurrency must be between 1 and 256, not {concurrency}")
+    settings = Settings.from_env()
+    url, cid, secret = settings.runai(runai_url, client_id, client_secret)
+    if not url:
+        raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
+    paced = PacedTransport(transport, **({"sleep": retry_sleep} if retry_sleep else {}))
+    client = RunaiClient(url, cid, secret, transport=paced, **({"sleep": retry_sleep} if retry_sleep else {}))
+    try:
+        client.ensure_token()  # once, for every read of the triage
+        listing = list_candidates(client, req)
+        if kube_reader is not None:
+            kube, why = kube_reader, None
+        else:
+            kube, why = make_kube(kubeconfig, use_kube, settings)
+        shared = SharedKube(kube) if kube is not None else None
+        items = [Item(w, False) for w in listing.terminal] + [Item(w, True) for w in listing.active]
+        if on_total:
+            on_total(len(items))
+        diagnose_all(client, req, items, kube=shared, kube_unavailable=why, concurrency=concurrency,
+                     progress=on_done)
+    finally:
+        client.close()
+    if stats is not None:
+        stats.update(sent=paced.sent, rate_limited=paced.rate_limited, paused_s=paced.paused_s,
+                     kube_reads=shared.reads if shared else 0, kube_saved=shared.saved if shared else 0,
+                     stood_in=sum(1 for it in items if it.reads is not None and it.reads.stood_in))
+    kept = [it for it in items if it.result is not None and (not it.active or it.result.outcome == "diagnosed")]
+    kept.sort(key=lambda it: (-(_ts(it.workload.phaseUpdatedAt)), it.workload.id))
+    verdicts = [verdict_of(it.result) for it in kept]
+    counts, routed = tally(verdicts)
+    clusters, actions = patterns(kept, lookback_words(req.since_text))
+    limitations = list(listing.notes)
+    healthy = [it for it in items if it.active and it.result is not None and it.result.outcome != "diagnosed"]
+    if listing.active:
+        limitations.append(f"{len(listing.active)} Running/Pending workload(s) were checked for an active failure "
+                           f"(CrashLoopBackOff, image pull, mount); {len(healthy)} showed none and are not listed.")
+    for it in items:
+        if it.error is not None:
+            limitations.append(f"Workload {it.workload.name} ({it.workload.id}) could not be diagnosed: {it.error}")
+    if kube is None and why:
+        limitations.append(f"Tier 2 Kubernetes evidence was unavailable for every workload: {why}.")
+    calls, seen = [], set()
+    from agent.model.result import ToolCall
+
+    for c in listing.calls:
+        calls.append(ToolCall(tool=c.tool, request=c.request, status=c.status))
+    for it in items:
+        for c in (it.result.tool_calls if it.result else []):
+            key = (c.tool, c.request)
+            if c.tool == "kubernetes" and key in seen:
+                continue  # a shared Tier 2 read: made once, cited by every diagnosis that used it
+            seen.add(key)
+            calls.append(c)
+    return TriageResult(cluster_id=req.cluster_id, window=window_of(req), counts=counts, routed=routed,
+                        workloads=verdicts, clusters=clusters, actions=actions, limitations=limitations,
+                        tool_calls=calls)
+
+
+def _ts(value: str | None) -> float:
+    from agent.model.time import parse_time
+
+    t = parse_time(value)
+    return t.timestamp() if t else 0.0
