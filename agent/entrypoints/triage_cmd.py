@@ -43,6 +43,7 @@ def triage(
         fail("--kubeconfig and --no-kube cannot be used together", EXIT_USAGE)
     from agent.triage import triage as run_triage
 
+    _calm_gc()
     bar = _Bar() if not as_json and sys.stderr.isatty() else None
     try:
         result = handled(lambda: run_triage(
@@ -68,6 +69,16 @@ def triage(
         from agent.triage.report import render
 
         sys.stdout.write(render(result))
+
+
+def _calm_gc() -> None:
+    """A triage keeps thousands of results alive: move what is loaded out of the collector's sight and collect
+    less often (measured: about 5 % of the CPU of a 400-workload triage; a CLI process, so it is ours to tune)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
 
 
 class _Bar:
