@@ -41,6 +41,7 @@ from typing import Any, Callable
 from evals.bench_common import (DELAY_MS, ERROR, INFO, LLM_AGENT_DOLLARS, LLM_AGENT_SECONDS, MB, MISS, PASS,
                                  REPO, SKIP, Ctx, judge, ms, percentile, row)
 from evals.bench_process import item_cli_startup, item_memory
+from evals.bench_triage import item_triage
 
 __all__ = ["ITEMS", "main", "percentile"]
 
@@ -421,6 +422,7 @@ ITEMS: list[tuple[str, str, Callable[[Ctx], dict]]] = [
     ("redaction", "4. Redaction throughput", item_redaction),
     ("cli_startup", "5. CLI start-up", item_cli_startup),
     ("memory", "6. Memory (peak RSS)", item_memory),
+    ("triage", "7. Fleet triage (2,000 workloads)", item_triage),
 ]
 
 

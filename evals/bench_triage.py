@@ -130,23 +130,34 @@ def world_phase(world: dict, wid: str) -> str | None:
 
 
 def item_triage(ctx: Ctx) -> dict:
-    n = 300 if ctx.quick else 2000
+    n = 100 if ctx.quick else 2000
     m = measure(workloads=n, nodes=40, delay_ms=20, echo=ctx.echo)
     scale = "" if n == 2000 else f" (--quick: {n} workloads; the goal is for 2,000)"
+    per = (m["cpu_s"] or 0) / n * 1000
+    ok = m["wall_s"] < GOAL_S
+    note = "" if ok or n != 2000 else (
+        f"CPU-bound, not I/O-bound: the triage process used {m['cpu_s']:.0f} s of CPU ({per:.0f} ms per "
+        "diagnosis) in one Python process, where the GIL lets one core run Python at a time, so the wall time "
+        "cannot drop below that CPU time whatever the concurrency. Profile (py-spy --gil): LangGraph's Pregel "
+        "loop (task preparation, checkpoints, a thread pool per invoke) takes about half of each diagnosis, the "
+        "procedure's nodes and their HTTP reads the other half. Also check the load average: other processes "
+        "on the machine share its 2 cores.")
     rows = [
         row(f"triage of {n:,} failed workloads over 40 nodes, 20 ms per request: wall < {GOAL_S:.0f} s{scale}",
-            f"{m['wall_s']:.1f} s ({m['cpu_s']:.1f} s CPU in the triage process, concurrency {m['concurrency']}, "
-            f"{m['max_inflight']} requests in flight at most)",
-            judge(m["wall_s"] < GOAL_S) if n == 2000 else INFO, wall_s=m["wall_s"]),
+            f"{m['wall_s']:.1f} s ({m['cpu_s']:.1f} s CPU in the triage process = {per:.0f} ms per workload, "
+            f"concurrency {m['concurrency']}, {m['max_inflight']} requests in flight at most)",
+            judge(ok) if n == 2000 else INFO, note, wall_s=m["wall_s"], cpu_s=m["cpu_s"]),
         row(f"peak memory of the triage process < {GOAL_MB:.0f} MB", f"{m['peak_mb']:.0f} MB (VmHWM)",
-            judge(m["peak_mb"] is not None and m["peak_mb"] < GOAL_MB), peak_mb=m["peak_mb"]),
+            judge(m["peak_mb"] is not None and m["peak_mb"] < GOAL_MB),
+            "" if (m["peak_mb"] or 1e9) < GOAL_MB else "peak RSS above the goal", peak_mb=m["peak_mb"]),
         row("requests per workload (counted by the simulator, token and list pages included)",
             f"{m['requests_per_workload']:.2f} ({m['requests']:,} requests: "
             + ", ".join(f"{k} {v}" for k, v in sorted(m["by_kind"].items())) + ")", INFO,
             requests=m["requests"]),
         row("every verdict equals its source scenario's expected verdict",
             f"{m['verdict_mismatches']} mismatch(es) over {m['in_triage']} triaged workloads",
-            judge(m["verdict_mismatches"] == 0) if m["in_triage"] else ERROR),
+            judge(m["verdict_mismatches"] == 0) if m["in_triage"] else ERROR,
+            "" if m["verdict_mismatches"] == 0 else f"first mismatches: {m['mismatch_ids']}"),
     ]
     return {"rows": rows, "data": m}
 
