@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from agent.model.findings import Call
-from agent.model.time import iso, parse_lookback, parse_now
+from agent.model.request import build_request
+from agent.model.time import iso, parse_lookback
 from agent.procedures.runai_failed.nodes import _fatal_if_unreachable
-from tools.runai import InvalidInput, Workload, check_id, check_name
+from tools.runai import InvalidInput, Workload, check_name
 from tools.runai.fleet import list_phase
 
 TERMINAL_PHASES = ("Failed", "Stopped")
@@ -37,28 +38,22 @@ class TriageRequest:
 
 def build_triage_request(*, cluster_id: str | None, project: str | None = None, department: str | None = None,
                          since: str = "24h", lookback: str = "7d", now: str | None = None) -> TriageRequest:
-    """Every bad input is one ``InvalidInput`` line, before any read."""
+    """Every bad input is one ``InvalidInput`` line, before any read (the cluster id, project, lookback and clock
+    through ``build_request``, the choke point every diagnosis's input passes)."""
     if not cluster_id:
         raise InvalidInput("--cluster-id is required")
-    check_id(cluster_id, "cluster id")
     if project and department:
         raise InvalidInput("give --project or --department, not both")
-    if project:
-        check_name(project, "project")
+    base = build_request(cluster_id=cluster_id, project=project, lookback=lookback, now=now)
     if department:
         check_name(department, "department")
-    for flag, value in (("--since", since), ("--lookback", lookback)):
-        try:
-            parse_lookback(value)
-        except (ValueError, TypeError):
-            raise InvalidInput(f"{flag} {value!r} is not a duration: use a number and m/h/d/w, e.g. 24h, 7d or "
-                               "90m") from None
     try:
-        when = parse_now(now)
-    except ValueError as e:
-        raise InvalidInput(str(e)) from None
-    return TriageRequest(cluster_id=cluster_id.lower(), project=project or None, department=department or None,
-                         since_text=since.strip(), since=parse_lookback(since), lookback=lookback.strip(), now=when)
+        window = parse_lookback(since)
+    except (ValueError, TypeError):
+        raise InvalidInput(f"--since {since!r} is not a duration: use a number and m/h/d/w, e.g. 24h, 7d or "
+                           "90m") from None
+    return TriageRequest(cluster_id=base.cluster_id, project=project or None, department=department or None,
+                         since_text=since.strip(), since=window, lookback=base.lookback, now=base.now)
 
 
 @dataclass

@@ -5,15 +5,14 @@ from __future__ import annotations
 import json
 import os
 import pty
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from evals.simulator import running_simulator
+from tests.lifecycle.test_watch import _read_until
 from tests.triage.fleetrun import small_fleet
 
 REPO = Path(__file__).resolve().parents[2]
@@ -95,21 +94,6 @@ def test_unreachable_exit_3_and_refused_exit_4(fleet):
     assert r.exit_code == 4 and "refused the credentials" in r.stderr, r.stderr
 
 
-def _read_all(fd: int, timeout: float) -> bytes:
-    out, end = b"", time.monotonic() + timeout
-    while time.monotonic() < end:
-        r, _, _ = select.select([fd], [], [], 0.2)
-        if r:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-    return out
-
-
 def test_progress_bar_in_a_pty(fleet):
     world, _, env = fleet
     argv = CMD + _args(world)
@@ -118,7 +102,7 @@ def test_progress_bar_in_a_pty(fleet):
         os.chdir(REPO)
         os.execve(sys.executable, argv, env)
     try:
-        out = _read_all(fd, 90)
+        out = _read_until(fd, b"\0never\0", 90)  # everything, until the command closes the terminal
         _, status = os.waitpid(pid, 0)
         pid = 0
     finally:
