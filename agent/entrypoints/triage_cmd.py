@@ -31,6 +31,8 @@ def triage(
     kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Read-only kubeconfig for Tier 2."),
     no_kube: bool = typer.Option(False, "--no-kube", help="Do not use Kubernetes (Tier 2) at all."),
     concurrency: int = typer.Option(16, "--concurrency", help="Diagnoses in flight at once (1-256)."),
+    processes: int = typer.Option(1, "--processes", help="Worker processes for the diagnoses (1-64): more than 1 "
+                                                         "uses more CPU cores on a large fleet."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     html: Optional[str] = typer.Option(None, "--html", help="Write a self-contained HTML page to FILE."),
 ) -> None:
@@ -49,6 +51,7 @@ def triage(
         result = handled(lambda: run_triage(
             cluster_id=cluster_id, project=project, department=department, since=since, lookback=lookback, now=now,
             runai_url=runai_url, kubeconfig=kubeconfig, use_kube=not no_kube, concurrency=concurrency,
+            processes=processes,
             on_total=bar.total if bar else None, on_done=bar.advance if bar else None))
     finally:
         if bar is not None:

@@ -20,13 +20,15 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
            since: str = "24h", lookback: str = "7d", now: str | None = None, runai_url: str | None = None,
            client_id: str | None = None, client_secret: str | None = None, kubeconfig: str | None = None,
            use_kube: bool = True, kube_reader: Any = None, transport: httpx.BaseTransport | None = None,
-           concurrency: int = 16, retry_sleep: Callable[[float], None] | None = None,
+           concurrency: int = 16, processes: int = 1, retry_sleep: Callable[[float], None] | None = None,
            on_total: Callable[[int], None] | None = None, on_done: Callable[[Any], None] | None = None,
            stats: dict | None = None) -> TriageResult:
     """Raises InvalidInput, ApiUnavailable or ApiAuthError (as ``failed`` does); anything else is in the result.
 
     ``on_total(n)`` once the workloads are listed and ``on_done(item)`` after each diagnosis drive a progress bar;
-    ``stats`` (optional) receives the request counts (``sent``, ``rate_limited``, ``kube_reads``, ``kube_saved``)."""
+    ``stats`` (optional) receives the request counts (``sent``, ``rate_limited``, ``kube_reads``, ``kube_saved``).
+    ``processes`` > 1 spreads the diagnoses over worker processes (``procs.py``; not with a ``kube_reader`` object
+    or a custom ``transport``, which cannot cross a process boundary)."""
     from agent.entrypoints.settings import Settings, make_kube
     from agent.model.time import lookback_words
     from agent.triage.listing import build_triage_request, list_candidates, window_of
@@ -40,6 +42,8 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
                                lookback=lookback, now=now)
     if concurrency < 1 or concurrency > 256:
         raise InvalidInput(f"concurrency must be between 1 and 256, not {concurrency}")
+    if processes < 1 or processes > 64:
+        raise InvalidInput(f"processes must be between 1 and 64, not {processes}")
     settings = Settings.from_env()
     url, cid, secret = settings.runai(runai_url, client_id, client_secret)
     if not url:
@@ -57,13 +61,24 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
         items = [Item(w, False) for w in listing.terminal] + [Item(w, True) for w in listing.active]
         if on_total:
             on_total(len(items))
-        diagnose_all(client, req, items, kube=shared, kube_unavailable=why, concurrency=concurrency,
-                     progress=on_done)
+        counters = [{"sent": paced.sent, "rate_limited": paced.rate_limited, "paused_s": paced.paused_s,
+                     "kube_reads": 0, "kube_saved": 0}]
+        if processes > 1 and kube_reader is None and transport is None and len(items) > 1:
+            from agent.triage.procs import diagnose_in_processes
+            from tools.runai.fleet import token_of
+
+            counters += diagnose_in_processes(items, req, processes=processes, url=url, client_id=cid, secret=secret,
+                                              token=token_of(client), kubeconfig=kubeconfig, use_kube=use_kube,
+                                              concurrency=concurrency, progress=on_done).values()
+        else:
+            diagnose_all(client, req, items, kube=shared, kube_unavailable=why, concurrency=concurrency,
+                         progress=on_done)
+            counters = [{"sent": paced.sent, "rate_limited": paced.rate_limited, "paused_s": paced.paused_s,
+                         "kube_reads": shared.reads if shared else 0, "kube_saved": shared.saved if shared else 0}]
     finally:
         client.close()
     if stats is not None:
-        stats.update(sent=paced.sent, rate_limited=paced.rate_limited, paused_s=paced.paused_s,
-                     kube_reads=shared.reads if shared else 0, kube_saved=shared.saved if shared else 0,
+        stats.update({k: sum(c[k] for c in counters) for k in counters[0]},
                      stood_in=sum(1 for it in items if it.reads is not None and it.reads.stood_in))
     kept = [it for it in items if it.result is not None and (not it.active or it.result.outcome == "diagnosed")]
     kept.sort(key=lambda it: (-(_ts(it.workload.phaseUpdatedAt)), it.workload.id))

@@ -63,3 +63,16 @@ def test_listed_workload_is_the_single_read():
             single = httpx.get(f"{sim.url}/api/v1/workloads/{w['id']}", headers=h).json()
             single.pop("pendingSchedulingMessages", None)  # the single read's only extra field (runai-api.md)
             assert single == w
+
+
+def test_worker_processes_give_the_same_triage():
+    """``--processes 2``: the same result as one process (verdicts, patterns, actions), the token still once."""
+    import json
+
+    world = small_fleet(20)
+    one, _, _ = run_triage(world)
+    two, reqs, stats = run_triage(world, processes=2)
+    a, b = one.model_dump(mode="json"), two.model_dump(mode="json")
+    assert {k: v for k, v in a.items() if k != "tool_calls"} == {k: v for k, v in b.items() if k != "tool_calls"}
+    assert sorted(map(json.dumps, a["tool_calls"])) == sorted(map(json.dumps, b["tool_calls"]))
+    assert sum(1 for m, _ in reqs if m == "POST") == 1 and stats["sent"] == len(reqs)

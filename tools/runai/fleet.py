@@ -201,3 +201,15 @@ class WorkloadReads:
 
     def close(self) -> None:  # the fleet's client is closed once, by whoever made it
         pass
+
+
+def adopt_token(client: Any, token: str) -> None:
+    """Give a client in a worker process the triage's token (fetched once by the parent, never again per
+    process). A 401 still refreshes it as usual."""
+    with client._token_lock:
+        client._token = token
+
+
+def token_of(client: Any) -> str:
+    client.ensure_token()
+    return client._token
