@@ -50,6 +50,7 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
         raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
     paced = PacedTransport(transport, **({"sleep": retry_sleep} if retry_sleep else {}))
     client = RunaiClient(url, cid, secret, transport=paced, **({"sleep": retry_sleep} if retry_sleep else {}))
+    kube = None
     try:
         client.ensure_token()  # once, for every read of the triage
         listing = list_candidates(client, req)
@@ -77,6 +78,8 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
                          "kube_reads": shared.reads if shared else 0, "kube_saved": shared.saved if shared else 0}]
     finally:
         client.close()
+        if kube_reader is None and kube is not None:
+            kube.close()  # the reader this call made (a caller's own reader stays the caller's)
     if stats is not None:
         stats.update({k: sum(c[k] for c in counters) for k in counters[0]},
                      stood_in=sum(1 for it in items if it.reads is not None and it.reads.stood_in))
