@@ -182,8 +182,9 @@ class WorkloadReads:
         return self._c.list_workloads(name=name, cluster_id=cluster_id, project=project)
 
     def get_workload_status(self, workload_id: str) -> ToolResult:
-        listed = self._listed if self._listed is not None and self._listed.id == workload_id else None
-        return self._c.get_workload_status(workload_id, listed=listed)
+        if self._listed is not None and self._listed.id == workload_id:
+            return self._c.get_listed_workload_status(self._listed)
+        return self._c.get_workload_status(workload_id)
 
     def get_workload_spec(self, workload_id: str, workload_type: str | None) -> ToolResult:
         self.spec = self._c.get_workload_spec(workload_id, workload_type)

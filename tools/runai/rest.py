@@ -303,9 +303,16 @@ class RunaiClient:
 
         return self._run("list_workloads", {"name": name, "clusterId": cluster_id, "project": project}, fn)
 
-    def get_workload_status(self, workload_id: str, *, listed: Workload | None = None) -> ToolResult:
-        """``get_workload_status``: the workload and its recent events, fetched concurrently. ``listed`` (fleet
-        triage): the workload exactly as a list page returned it, used instead of reading ``…/{id}`` again."""
+    def get_workload_status(self, workload_id: str) -> ToolResult:
+        """``get_workload_status``: the workload and its recent events, fetched concurrently."""
+        return self._status(workload_id, None)
+
+    def get_listed_workload_status(self, listed: Workload) -> ToolResult:
+        """``get_workload_status`` of a workload exactly as a list page returned it (fleet triage): its events are
+        read, the listed object stands in for ``GET …/{id}``."""
+        return self._status(listed.id, listed)
+
+    def _status(self, workload_id: str, listed: Workload | None) -> ToolResult:
         check_id(workload_id, "workload id")
         wid = quote(workload_id, safe="")
 
