@@ -30,10 +30,8 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
     ``processes`` > 1 spreads the diagnoses over worker processes (``procs.py``; not with a ``kube_reader`` object
     or a custom ``transport``, which cannot cross a process boundary)."""
     from agent.entrypoints.settings import Settings, make_kube
-    from agent.model.time import lookback_words
-    from agent.triage.listing import build_triage_request, list_candidates, window_of
-    from agent.triage.patterns import patterns
-    from agent.triage.report import tally, verdict_of
+    from agent.triage.listing import build_triage_request, list_candidates
+    from agent.triage.report import assemble
     from agent.triage.run import Item, SharedKube, diagnose_all
     from tools.runai import InvalidInput, RunaiClient
     from tools.runai.fleet import PacedTransport
@@ -83,40 +81,4 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
     if stats is not None:
         stats.update({k: sum(c[k] for c in counters) for k in counters[0]},
                      stood_in=sum(1 for it in items if it.reads is not None and it.reads.stood_in))
-    kept = [it for it in items if it.result is not None and (not it.active or it.result.outcome == "diagnosed")]
-    kept.sort(key=lambda it: (-(_ts(it.workload.phaseUpdatedAt)), it.workload.id))
-    verdicts = [verdict_of(it.result) for it in kept]
-    counts, routed = tally(verdicts)
-    clusters, actions = patterns(kept, lookback_words(req.since_text))
-    limitations = list(listing.notes)
-    healthy = [it for it in items if it.active and it.result is not None and it.result.outcome != "diagnosed"]
-    if listing.active:
-        limitations.append(f"{len(listing.active)} Running/Pending workload(s) were checked for an active failure "
-                           f"(CrashLoopBackOff, image pull, mount); {len(healthy)} showed none and are not listed.")
-    for it in items:
-        if it.error is not None:
-            limitations.append(f"Workload {it.workload.name} ({it.workload.id}) could not be diagnosed: {it.error}")
-    if kube is None and why:
-        limitations.append(f"Tier 2 Kubernetes evidence was unavailable for every workload: {why}.")
-    calls, seen = [], set()
-    from agent.model.result import ToolCall
-
-    for c in listing.calls:
-        calls.append(ToolCall(tool=c.tool, request=c.request, status=c.status))
-    for it in items:
-        for c in (it.result.tool_calls if it.result else []):
-            key = (c.tool, c.request)
-            if c.tool == "kubernetes" and key in seen:
-                continue  # a shared Tier 2 read: made once, cited by every diagnosis that used it
-            seen.add(key)
-            calls.append(c)
-    return TriageResult(cluster_id=req.cluster_id, window=window_of(req), counts=counts, routed=routed,
-                        workloads=verdicts, clusters=clusters, actions=actions, limitations=limitations,
-                        tool_calls=calls)
-
-
-def _ts(value: str | None) -> float:
-    from agent.model.time import parse_time
-
-    t = parse_time(value)
-    return t.timestamp() if t else 0.0
+    return assemble(req, listing, items, kube_unavailable=why if kube is None else None)

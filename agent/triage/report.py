@@ -78,3 +78,43 @@ def render(t: TriageResult) -> str:
     if t.limitations:
         lines += ["", "Limitations:"] + [f"- {x}" for x in t.limitations]
     return "\n".join(lines) + "\n"
+
+
+def assemble(req, listing, items: list, *, kube_unavailable: str | None) -> TriageResult:
+    """The triage result from the listing and the diagnosed items (``run.Item``): the failing workloads newest
+    first, their tallies, patterns and actions, what was left out or could not be read, and every request made."""
+    from agent.model.time import lookback_words, parse_time
+    from agent.triage.listing import window_of
+    from agent.triage.patterns import patterns
+
+    def newest_first(it) -> tuple:
+        t = parse_time(it.workload.phaseUpdatedAt)
+        return (-(t.timestamp() if t else 0.0), it.workload.id)
+
+    kept = sorted((it for it in items if it.result is not None and (not it.active or it.result.outcome == "diagnosed")),
+                  key=newest_first)
+    verdicts = [verdict_of(it.result) for it in kept]
+    counts, routed = tally(verdicts)
+    clusters, actions = patterns(kept, lookback_words(req.since_text))
+    limitations = list(listing.notes)
+    healthy = [it for it in items if it.active and it.result is not None and it.result.outcome != "diagnosed"]
+    if listing.active:
+        limitations.append(f"{len(listing.active)} Running/Pending workload(s) were checked for an active failure "
+                           f"(CrashLoopBackOff, image pull, mount); {len(healthy)} showed none and are not listed.")
+    for it in items:
+        if it.error is not None:
+            limitations.append(f"Workload {it.workload.name} ({it.workload.id}) could not be diagnosed: {it.error}")
+    if kube_unavailable:
+        limitations.append(f"Tier 2 Kubernetes evidence was unavailable for every workload: {kube_unavailable}.")
+    calls = [ToolCall(tool=c.tool, request=c.request, status=c.status) for c in listing.calls]
+    seen: set[tuple[str, str]] = set()
+    for it in items:
+        for c in (it.result.tool_calls if it.result else []):
+            key = (c.tool, c.request)
+            if c.tool == "kubernetes" and key in seen:
+                continue  # a shared Tier 2 read: made once, cited by every diagnosis that used it
+            seen.add(key)
+            calls.append(c)
+    return TriageResult(cluster_id=req.cluster_id, window=window_of(req), counts=counts, routed=routed,
+                        workloads=verdicts, clusters=clusters, actions=actions, limitations=limitations,
+                        tool_calls=calls)

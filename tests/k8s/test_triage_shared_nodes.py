@@ -65,7 +65,8 @@ def test_node_descriptions_are_read_once_per_node(fleet, kube_apiserver):
                 r1.close()
     got = {v.workload.id: v.model_dump() for v in res.workloads}
     assert got == {wid: verdict_of(r).model_dump() for wid, r in singles.items()}
-    described = [c.request for r in singles.values() for c in r.tool_calls if c.request.startswith("kubectl describe node")]
+    described = [c.request for r in singles.values() for c in r.tool_calls
+                 if c.request.startswith("kubectl describe node")]
     nodes = {c.split()[-1] for c in described}
     assert nodes == set(world["fleet"]["bad_nodes"]) and len(described) == len(world["workloads"])
     shared = [c.request for c in res.tool_calls if c.request.startswith("kubectl describe node")]

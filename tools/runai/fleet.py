@@ -62,7 +62,8 @@ def list_phase(client: Any, *, cluster_id: str, phase: str, project: str | None 
         return ((w.clusterId or "").lower() == cluster_id.lower() and (w.phase or "") == phase
                 and (project is None or w.projectName == project)
                 and (department is None or extra.get("departmentName") == department)
-                and (since is None or (t is not None and t >= since)) and (until is None or (t is not None and t <= until)))
+                and (since is None or (t is not None and t >= since))
+                and (until is None or (t is not None and t <= until)))
 
     def fn(get, invs: list[Invocation], notes: list[str]) -> list[Workload]:
         out: list[Workload] = []
