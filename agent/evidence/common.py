@@ -6,6 +6,7 @@ from typing import Any
 from agent.evidence.rules import from_system, kinds_for_object, kinds_from_reason_message
 from agent.model.signals import Signal
 from agent.model.time import iso
+from tools.timeutil import as_utc
 
 
 def quote(text: str | None, limit: int = 480) -> str:
@@ -18,11 +19,12 @@ def quote(text: str | None, limit: int = 480) -> str:
 
 
 def ts(value: Any) -> str | None:
-    """Timestamps from the Kubernetes client are datetimes; signals keep ISO 8601 strings."""
+    """Timestamps from the Kubernetes client are datetimes; signals keep ISO 8601 strings. A naive datetime is UTC
+    (the one rule, :func:`tools.timeutil.as_utc`), never the machine's local zone."""
     if value is None or isinstance(value, str):
         return value
     try:
-        return iso(value)
+        return iso(as_utc(value))
     except (AttributeError, ValueError):
         return str(value)
 
