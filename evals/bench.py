@@ -45,6 +45,7 @@ from evals.bench_common import (DELAY_MS, ERROR, INFO, LLM_AGENT_DOLLARS, LLM_AG
                                  REPO, SKIP, Ctx, judge, ms, percentile, row)
 from evals.bench_hostile import item_hostile
 from evals.bench_process import item_cli_startup, item_memory
+from evals.bench_triage import item_triage
 
 __all__ = ["ITEMS", "main", "percentile"]
 
@@ -426,6 +427,7 @@ ITEMS: list[tuple[str, str, Callable[[Ctx], dict]]] = [
     ("cli_startup", "5. CLI start-up", item_cli_startup),
     ("memory", "6. Memory (peak RSS)", item_memory),
     ("hostile", "7. Hostile server: a 4 GiB body", item_hostile),
+    ("triage", "8. Fleet triage (2,000 workloads)", item_triage),
 ]
 
 

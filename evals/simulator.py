@@ -137,10 +137,23 @@ class World:
         return cls(json.loads(p.read_text()))
 
     def workloads(self) -> list[dict]:
-        return [complete_workload(w) for w in self.data.get("workloads", [])]
+        return [copy.deepcopy(w) for w in self._completed()[0]]
 
     def workload(self, wid: str) -> dict | None:
-        return next((w for w in self.workloads() if w["id"] == wid), None)
+        w = self._completed()[1].get(wid)
+        return copy.deepcopy(w) if w is not None else None
+
+    def _completed(self) -> tuple[list[dict], dict[str, dict]]:
+        """The completed workloads and an id index, built once per workloads list (a fleet world has thousands)."""
+        raw = self.data.get("workloads", [])
+        key = (id(raw), len(raw))
+        if getattr(self, "_cache_key", None) != key:
+            done = [complete_workload(w) for w in raw]
+            index: dict[str, dict] = {}
+            for w in done:
+                index.setdefault(w["id"], w)
+            self._cache, self._cache_key = (done, index), key
+        return self._cache
 
 
 class SimServer(ThreadingHTTPServer):
@@ -364,9 +377,11 @@ class Handler(BaseHTTPRequestHandler):
             if not fm:
                 return self._error(400, f"invalid filterBy {f!r}")
             field, op, value = fm.group("field"), fm.group("op"), fm.group("value")
-            if op != "==":
-                return self._error(400, "the simulator supports only == filters")
-            items = [w for w in items if str(w.get(field)) == value]
+            if op not in _FILTER_OPS:
+                return self._error(400, "the simulator supports only the == != <= >= filters")
+            if op in ("<=", ">=") and not field.endswith("At"):
+                return self._error(400, f"{op} is supported on dates only (ISO 8601), not on {field!r}")
+            items = [w for w in items if _filter_match(w.get(field), op, value, field.endswith("At"))]
         sort_by = q.get("sortBy", [None])[0]
         if sort_by:
             desc = q.get("sortOrder", ["asc"])[0] == "desc"
@@ -389,6 +404,19 @@ class Handler(BaseHTTPRequestHandler):
             vals = [v for v in series.get(t, []) if not v.get("timestamp") or start <= _ts(v["timestamp"]) <= end]
             out.append({"type": t, "labels": None, "values": vals})
         self._send(200, {"measurements": out})
+
+
+_FILTER_OPS = ("==", "!=", "<=", ">=")
+
+
+def _filter_match(have: Any, op: str, value: str, is_date: bool) -> bool:
+    """One ``filterBy`` term as the API documents it: dates (ISO 8601) compare as instants with ``== != <= >=``."""
+    if is_date:
+        a, b = _ts(have) if isinstance(have, str) else 0.0, _ts(value)
+        if not a or not b:  # a workload without the date, or an unparsable value, matches no date comparison
+            return op == "!="
+        return {"==": a == b, "!=": a != b, "<=": a <= b, ">=": a >= b}[op]
+    return (str(have) == value) if op == "==" else (str(have) != value)
 
 
 def _kind_of(w: dict) -> str:

@@ -248,6 +248,9 @@ def _usage(msg: str) -> None:
 from agent.entrypoints.lifecycle_cmd import lifecycle  # noqa: E402  (Kueue/KubeRay lifecycle view, issue 11)
 
 app.command("lifecycle", cls=Command)(lifecycle)
+from agent.entrypoints.triage_cmd import triage  # noqa: E402  (fleet triage, issue 15)
+
+app.command("triage", cls=Command)(triage)
 
 
 def main() -> None:  # console-script entry point (also `python -m agent.entrypoints.cli`: same name, same

@@ -176,6 +176,16 @@ class RunaiClient:
     def close(self) -> None:
         self._http.close()
 
+    def view(self) -> "RunaiClient":
+        """A view for one of many concurrent diagnoses (fleet triage): the same connection pool, settings and
+        token, its own ``injections`` (a report lists only what its own reads found). Close the parent, not it."""
+        import copy
+
+        self.ensure_token()
+        v = copy.copy(self)
+        v.injections, v._inj_lock = [], threading.Lock()
+        return v
+
     # ---------------------------------------------------------------- auth
     def _fetch_token(self) -> str:
         """client_credentials on /api/v1/token, falling back to the v2 OAuth2 form flow."""
@@ -406,6 +416,14 @@ class RunaiClient:
         newest first, page after page, until a page reaches ``cutoff`` (the lookback) or ``next`` ends; a cut
         before that is stated in ``notes``. A bad event is skipped and counted, a bad workload field left out and
         named; only a body that is no workload object at all fails the read."""
+        return self._status(workload_id, None, cutoff)
+
+    def get_listed_workload_status(self, listed: Workload, *, cutoff: datetime | None = None) -> ToolResult:
+        """``get_workload_status`` of a workload exactly as a list page returned it (fleet triage): its events are
+        read, the listed object stands in for ``GET …/{id}``."""
+        return self._status(listed.id, listed, cutoff)
+
+    def _status(self, workload_id: str, listed: Workload | None, cutoff: datetime | None) -> ToolResult:
         check_id(workload_id, "workload id")
         wid = quote(workload_id, safe="")
 
@@ -415,10 +433,12 @@ class RunaiClient:
             event_invs: list[Invocation] = []
             event_notes: list[str] = []
             with ThreadPoolExecutor(max_workers=2) as pool:
-                fw = pool.submit(get, f"/api/v1/workloads/{wid}")
-                fe = pool.submit(self._events, get, wid, cutoff, event_invs, event_notes)
-                body, inv = fw.result()  # raises: without the workload there is no status
-                invs.append(inv)
+                fw = pool.submit(get, f"/api/v1/workloads/{wid}") if listed is None else None
+                fe = (pool.submit if listed is None else _inline)(self._events, get, wid, cutoff, event_invs,
+                                                                  event_notes)
+                if fw is not None:
+                    body, inv = fw.result()  # raises: without the workload there is no status
+                    invs.append(inv)
                 events: list[Event] | None
                 events_error = None
                 try:
@@ -429,10 +449,13 @@ class RunaiClient:
                     if getattr(e, "invocation", None) is not None:
                         event_invs.append(e.invocation)
                 invs.extend(event_invs)
-            if not isinstance(body, dict):
-                raise ToolFailure(ErrorKind.MALFORMED, f"GET /api/v1/workloads/{wid} returned {_json_kind(body)} "
-                                                       "where a workload object was expected")
-            workload, problems = parse_lenient(Workload, body, "workload")
+            if listed is not None:
+                workload, problems = listed, []
+            else:
+                if not isinstance(body, dict):
+                    raise ToolFailure(ErrorKind.MALFORMED, f"GET /api/v1/workloads/{wid} returned "
+                                                           f"{_json_kind(body)} where a workload object was expected")
+                workload, problems = parse_lenient(Workload, body, "workload")
             notes.extend(problems + (event_notes if events is not None else []))
             return WorkloadStatus(workload=workload, events=events, events_error=events_error)
 
@@ -615,6 +638,18 @@ def metric_series(measurements: list, raw: Any, skips: Skips | None = None) -> l
             samples_.append(MetricSample(timestamp=ts if isinstance(ts, str) else None, value=val))
         out.append(MetricSeries(type=m["type"], samples=samples_, unparsable=bad))
     return out
+
+
+def _inline(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` run now, as a completed future (one read needs no thread)."""
+    from concurrent.futures import Future
+
+    f: Future = Future()
+    try:
+        f.set_result(fn(*args))
+    except BaseException as e:  # noqa: BLE001 - delivered through the future like pool.submit would
+        f.set_exception(e)
+    return f
 
 
 _Absent = Absent

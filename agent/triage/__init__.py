@@ -1,0 +1,84 @@
+"""Fleet triage: every failed workload of a cluster (or one project / department) in one concurrent pass, each
+diagnosed by the same ``runai_failed`` procedure, then the patterns they share.
+
+``triage(...)`` is the embeddable API (the ``workload-diagnose triage`` command calls it): list (``list.py``),
+diagnose concurrently with shared reads (``run.py``), find cross-workload patterns (``patterns.py``), build the
+result (``report.py``; ``html.py`` renders the self-contained page).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import httpx
+
+from agent.triage.report import TriageResult
+
+__all__ = ["triage", "TriageResult"]
+
+
+def triage(*, cluster_id: str | None, project: str | None = None, department: str | None = None,
+           since: str = "24h", lookback: str = "7d", now: str | None = None, runai_url: str | None = None,
+           client_id: str | None = None, client_secret: str | None = None, kubeconfig: str | None = None,
+           use_kube: bool = True, kube_reader: Any = None, transport: httpx.BaseTransport | None = None,
+           concurrency: int = 16, processes: int = 1, retry_sleep: Callable[[float], None] | None = None,
+           on_total: Callable[[int], None] | None = None, on_done: Callable[[Any], None] | None = None,
+           stats: dict | None = None) -> TriageResult:
+    """Raises InvalidInput, ApiUnavailable or ApiAuthError (as ``failed`` does); anything else is in the result.
+
+    ``on_total(n)`` once the workloads are listed and ``on_done(item)`` after each diagnosis drive a progress bar;
+    ``stats`` (optional) receives the request counts (``sent``, ``rate_limited``, ``kube_reads``, ``kube_saved``).
+    ``processes`` > 1 spreads the diagnoses over worker processes (``procs.py``; not with a ``kube_reader`` object
+    or a custom ``transport``, which cannot cross a process boundary)."""
+    from agent.entrypoints.settings import Settings, make_kube
+    from agent.triage.listing import build_triage_request, list_candidates
+    from agent.triage.report import assemble
+    from agent.triage.run import Item, SharedKube, diagnose_all
+    from tools.runai import InvalidInput, RunaiClient
+    from tools.runai.fleet import PacedTransport
+
+    req = build_triage_request(cluster_id=cluster_id, project=project, department=department, since=since,
+                               lookback=lookback, now=now)
+    if concurrency < 1 or concurrency > 256:
+        raise InvalidInput(f"concurrency must be between 1 and 256, not {concurrency}")
+    if processes < 1 or processes > 64:
+        raise InvalidInput(f"processes must be between 1 and 64, not {processes}")
+    settings = Settings.from_env()
+    url, cid, secret = settings.runai(runai_url, client_id, client_secret)
+    if not url:
+        raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
+    paced = PacedTransport(transport, **({"sleep": retry_sleep} if retry_sleep else {}))
+    client = RunaiClient(url, cid, secret, transport=paced, **({"sleep": retry_sleep} if retry_sleep else {}))
+    kube = None
+    try:
+        client.ensure_token()  # once, for every read of the triage
+        listing = list_candidates(client, req)
+        if kube_reader is not None:
+            kube, why = kube_reader, None
+        else:
+            kube, why = make_kube(kubeconfig, use_kube, settings)
+        shared = SharedKube(kube) if kube is not None else None
+        items = [Item(w, False) for w in listing.terminal] + [Item(w, True) for w in listing.active]
+        if on_total:
+            on_total(len(items))
+        counters = [{"sent": paced.sent, "rate_limited": paced.rate_limited, "paused_s": paced.paused_s,
+                     "kube_reads": 0, "kube_saved": 0}]
+        if processes > 1 and kube_reader is None and transport is None and len(items) > 1:
+            from agent.triage.procs import diagnose_in_processes
+            from tools.runai.fleet import token_of
+
+            counters += diagnose_in_processes(items, req, processes=processes, url=url, client_id=cid, secret=secret,
+                                              token=token_of(client), kubeconfig=kubeconfig, use_kube=use_kube,
+                                              concurrency=concurrency, progress=on_done).values()
+        else:
+            diagnose_all(client, req, items, kube=shared, kube_unavailable=why, concurrency=concurrency,
+                         progress=on_done)
+            counters = [{"sent": paced.sent, "rate_limited": paced.rate_limited, "paused_s": paced.paused_s,
+                         "kube_reads": shared.reads if shared else 0, "kube_saved": shared.saved if shared else 0}]
+    finally:
+        client.close()
+        if kube_reader is None and kube is not None:
+            kube.close()  # the reader this call made (a caller's own reader stays the caller's)
+    if stats is not None:
+        stats.update({k: sum(c[k] for c in counters) for k in counters[0]},
+                     stood_in=sum(1 for it in items if it.reads is not None and it.reads.stood_in))
+    return assemble(req, listing, items, kube_unavailable=why if kube is None else None)

@@ -1,0 +1,165 @@
+"""Cross-workload patterns: failures that share one cause, each with the facts that tie them together.
+
+A pattern is a (kind, key) shared by at least ``MIN_WORKLOADS`` diagnosed workloads of the categories it explains.
+The rules are data (``RULES``): which categories a kind explains, how its key is read from what the diagnosis read
+(pods, submitted spec, cited evidence) and which action it names. Keys are facts the API returned, never
+inferred: a workload whose pods name no node has no node key. Actions are ordered by how many workloads they fix.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from agent.evidence.rules import image_pull_class
+from agent.procedures.runai_failed.evidence import S_PODS, S_SPEC, S_STATUS
+from agent.triage.run import Item
+
+MIN_WORKLOADS = 2
+EVIDENCE_PER_PATTERN = 3
+
+
+@dataclass(frozen=True)
+class Fact:
+    key: str
+    source: str  # the skill tool the fact was read with
+    text: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str
+    categories: frozenset[str]
+    facts: Callable[[Item], list[Fact]]
+    action: Callable[[str, int], str]
+
+
+def _pods(it: Item) -> list:
+    r = it.reads.pods if it.reads else None
+    return list(r.data or []) if r is not None and r.ok else []
+
+
+def _spec(it: Item) -> dict:
+    r = it.reads.spec if it.reads else None
+    body = r.data.body if r is not None and r.ok and r.data else {}
+    spec = body.get("spec") if isinstance(body, dict) else None
+    return spec if isinstance(spec, dict) else {}
+
+
+def _node_facts(it: Item) -> list[Fact]:
+    return [Fact(p.nodeName, S_PODS, f"pod {p.name} ran on node {p.nodeName}")
+            for p in sorted(_pods(it), key=lambda p: p.name) if p.nodeName]
+
+
+def _images(it: Item) -> list[tuple[str, str]]:
+    img = _spec(it).get("image")
+    if isinstance(img, str) and img:
+        return [(img, S_SPEC)]
+    return sorted({(c.get("image"), S_PODS) for p in _pods(it) for c in p.containers
+                   if isinstance(c, dict) and isinstance(c.get("image"), str) and c.get("image")})
+
+
+def _image_facts(it: Item) -> list[Fact]:
+    return [Fact(img, src, f"submitted image {img}" if src == S_SPEC else f"container image {img}")
+            for img, src in _images(it)]
+
+
+def _registry(image: str) -> str:
+    first = image.split("/", 1)[0]
+    return first if "/" in image and ("." in first or ":" in first or first == "localhost") else "docker.io"
+
+
+def _registry_facts(it: Item) -> list[Fact]:
+    res = it.result
+    classes = sorted({image_pull_class(e.text) for e in (res.evidence if res else [])} - {"unspecified"})
+    regs = sorted({_registry(img) for img, _ in _images(it)})
+    if not classes or not regs:
+        return []
+    line = next(e for e in res.evidence if image_pull_class(e.text) in classes)
+    return [Fact(f"{reg}: {cls}", line.source, line.text) for reg in regs for cls in classes]
+
+
+def _datasource_facts(it: Item) -> list[Fact]:
+    storage = _spec(it).get("storage")
+    ns = it.workload.namespace or (f"runai-{it.workload.projectName}" if it.workload.projectName else "?")
+    out: list[Fact] = []
+    for kind, items in sorted((storage or {}).items()) if isinstance(storage, dict) else []:
+        for d in items if isinstance(items, list) else []:
+            if not isinstance(d, dict):
+                continue
+            if kind == "pvc" and d.get("claimName"):
+                key = f"pvc {ns}/{d['claimName']}"
+            elif kind == "nfs" and d.get("server"):
+                key = f"nfs {d['server']}:{d.get('path') or '/'}"
+            elif d.get("name"):
+                key = f"{kind} {ns}/{d['name']}"
+            else:
+                continue
+            out.append(Fact(key, S_SPEC, f"submitted {kind} data source {key.split(' ', 1)[1]}"))
+    return out
+
+
+def _project_facts(it: Item) -> list[Fact]:
+    w = it.workload
+    return [Fact(w.projectName, S_STATUS, f"workload {w.name} of project {w.projectName}")] if w.projectName else []
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("node", frozenset({"NODE_FAILURE"}), _node_facts,
+         lambda k, n: f"Inspect node {k} (kubectl describe node {k}) and have the administrator repair or drain it; "
+                      f"then resubmit the {n} workloads that failed on it."),
+    Rule("image", frozenset({"IMAGE_PULL_FAILED"}), _image_facts,
+         lambda k, n: f"Fix or publish image {k} (name, tag, access) and resubmit the {n} workloads that use it."),
+    Rule("registry_error", frozenset({"IMAGE_PULL_FAILED"}), _registry_facts,
+         lambda k, n: f"Resolve the registry error {k} (see the cited pull error) for the {n} workloads it stops."),
+    Rule("datasource", frozenset({"DATASOURCE_MOUNT_FAILED"}), _datasource_facts,
+         lambda k, n: f"Make {k} exist, bound and readable for the {n} workloads that mount it, then resubmit."),
+    Rule("project_policy", frozenset({"SCHEDULING_POLICY_TERMINATED"}), _project_facts,
+         lambda k, n: f"Review project {k}'s quota and policies (idle, duration, deadline) with the administrator: "
+                      f"they stopped {n} of its workloads."),
+)
+
+
+def patterns(items: Iterable[Item], window_words: str) -> tuple[list[dict], list[dict]]:
+    """(clusters, actions): clusters ``{kind, key, workloads, categories, evidence}`` most workloads first; actions
+    ``{action, fixes, category, workloads}`` ordered by how many workloads each one would fix."""
+    diagnosed = [it for it in items if it.result is not None and it.result.outcome == "diagnosed"]
+    clusters: list[dict] = []
+    covered: dict[str, set[str]] = defaultdict(set)  # workload id → categories an action already covers
+    actions: list[dict] = []
+    for rule in RULES:
+        groups: dict[str, list[tuple[Item, Fact]]] = defaultdict(list)
+        for it in diagnosed:
+            if it.result.category not in rule.categories:
+                continue
+            for key in {f.key: f for f in rule.facts(it)}.values():
+                groups[key.key].append((it, key))
+        for key, members in groups.items():
+            if len(members) < MIN_WORKLOADS:
+                continue
+            cats = Counter(it.result.category for it, _ in members)
+            ids = sorted(it.workload.id for it, _ in members)
+            summary = ", ".join(f"{n} {c}" for c, n in sorted(cats.items(), key=lambda x: (-x[1], x[0])))
+            evidence = [{"source": "triage", "text": f"{rule.kind.replace('_', ' ')} {key}: {summary} in "
+                                                      f"{window_words}"}]
+            for it, fact in sorted(members, key=lambda m: m[0].workload.id)[:EVIDENCE_PER_PATTERN]:
+                evidence.append({"source": fact.source, "text": f"{it.workload.name}: {fact.text}"})
+            clusters.append({"kind": rule.kind, "key": key, "workloads": ids,
+                             "categories": dict(sorted(cats.items())), "evidence": evidence})
+            if rule.kind != "registry_error" or not any(c["kind"] == "image" and set(c["workloads"]) >= set(ids)
+                                                        for c in clusters):
+                actions.append({"action": rule.action(key, len(ids)), "fixes": len(ids),
+                                "category": ",".join(sorted(cats)), "workloads": ids})
+                for i in ids:
+                    covered[i] |= set(cats)
+    # what no pattern explains: the procedure's own first recommendation, grouped by its exact text
+    rest: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for it in diagnosed:
+        if it.result.category in covered.get(it.workload.id, set()) or not it.result.recommendations:
+            continue
+        rest[(it.result.category, it.result.recommendations[0])].append(it.workload.id)
+    for (cat, text), ids in rest.items():
+        actions.append({"action": text, "fixes": len(ids), "category": cat, "workloads": sorted(ids)})
+    clusters.sort(key=lambda c: (-len(c["workloads"]), c["kind"], c["key"]))
+    actions.sort(key=lambda a: (-a["fixes"], a["category"], a["action"]))
+    return clusters, actions
