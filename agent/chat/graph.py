@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -24,6 +25,12 @@ BRANCHES = ("ask", "diagnose", "previous", "answer", "route_out", "act")
 
 
 def build_graph(checkpointer: Any):
+    """The compiled conversation graph using ``checkpointer`` (compiled once per process, then copied)."""
+    return _compiled().copy(update={"checkpointer": checkpointer})
+
+
+@lru_cache(maxsize=1)
+def _compiled():
     g = StateGraph(ChatState, context_schema=ChatContext, input_schema=ChatInput, output_schema=ChatOutput)
     g.add_node("understand", n.understand)
     g.add_node("resolve_cluster", n.resolve_cluster)
@@ -35,4 +42,4 @@ def build_graph(checkpointer: Any):
     g.add_edge("understand", "resolve_cluster")
     g.add_conditional_edges("resolve_cluster", n.decide, {b: b for b in BRANCHES})
     g.add_edge("finish", END)
-    return g.compile(checkpointer=checkpointer)
+    return g.compile()

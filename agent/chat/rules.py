@@ -29,14 +29,21 @@ class Rule:
 
     def find(self, text: str) -> list[str]:
         """The accepted values (extraction rule) or the matched words (word rule) in ``text``, in order."""
-        out = []
-        for m in self.rx.finditer(text):
+        out: list[str] = []
+        pos = 0
+        while pos <= len(text):
+            m = self.rx.search(text, pos)
+            if m is None:
+                break
             if "v" not in self.rx.groupindex:
                 out.append(m.group(0))
-                continue
-            v = (m.group("v") or "").strip()
-            if v and accepted(v, self, m):
-                out.append(v)
+            else:
+                v = (m.group("v") or "").strip()
+                if v and accepted(v, self, m):
+                    out.append(v)
+                    pos = max(m.end(), pos + 1)
+                    continue
+            pos = m.start() + 1  # a rejected value: look again from the next character (overlapping)
         return out
 
 
@@ -107,7 +114,8 @@ WORKLOAD_NAME = (
          ("why did workload train-42 fail", "my job named bert fails", "the run called 'llama-ft'"),
          ("why did my project fail",), strict=True),
     Rule("workload_name_prefix",
-         rf"\b(?:my|the|our)\s+(?P<q>[\"'`])?(?P<v>{NAME}){Q}\s+(?:workload|job|training\s+job|run|pod|experiment)\b",
+         rf"\b(?:my|the|our)\s+(?P<q>[\"'`])?(?P<v>{NAME}){Q}\s+(?:workloads?|jobs?|training\s+job|runs?|pods?|"
+         r"experiments?)\b",
          ("my train-42 job crashed", "the bert-ft workload"), ("my workload",), strict=True),
     Rule("workload_name_verb",
          rf"\b(?:did|does|is|was|has|why)\s+(?P<q>[\"'`])?(?P<v>{NAME}){Q}\s+(?:fail|crash|stop|die|get|keep|go|exit|end)",
@@ -116,10 +124,15 @@ WORKLOAD_NAME = (
          rf"(?P<q>[\"'`])?(?P<v>{NAME}){Q}\s+(?:in|from|of|under)\s+(?:the\s+)?(?:project\s+)?{Q}{NAME}",
          ("why did train-42 in ml-team fail", "bert-ft from project nlp"), ("stuck in ImagePullBackOff",),
          strict=True),
+    Rule("workload_name_subject",
+         rf"^\W*(?P<q>[\"'`])?(?P<v>{NAME}){Q}\s+(?:failed|crashed|stopped|died|was|is|keeps|got|exited|has)\b",
+         ("train-42 crashed.", "'bert-ft' keeps crashing"), ("it crashed",), strict=True),
     Rule("workload_name_object",
          rf"\b(?:killed|stopped|crashed|happened\s+to|wrong\s+with|diagnose|about)\s+(?P<q>[\"'`])?(?P<v>{NAME})",
          ("what killed train-42?", "what happened to bert-ft", "diagnose train-42 please"),
          ("what killed my workload",), strict=True),
+    Rule("workload_name_called", rf"\b(?:it'?s\s+|is\s+)?(?:called|named)\s+(?P<named>){Q}(?P<v>{NAME})",
+         ("it's called train-42", "named bert"), ("it is called",)),
 )
 
 PROJECT = (

@@ -56,6 +56,7 @@ def open_checkpointer(store: str | None = None) -> Iterator[Any]:
         raise InvalidInput(f"cannot open the chat store {path}: {e}") from None
     try:
         conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at each checkpoint, no fsync per write
         saver = SqliteSaver(conn)
         saver.setup()
         yield saver

@@ -185,6 +185,10 @@ def _print_report(text: str) -> None:
 from agent.entrypoints.lifecycle_cmd import lifecycle  # noqa: E402  (Kueue/KubeRay lifecycle view, issue 11)
 
 app.command("lifecycle")(lifecycle)
+from agent.entrypoints.chat_cmd import ask, chat  # noqa: E402  (the chat assistant, issue 12)
+
+app.command("chat")(chat)
+app.command("ask")(ask)
 
 
 def main() -> None:  # console-script entry point
