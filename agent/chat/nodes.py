@@ -47,6 +47,10 @@ def resolve_cluster(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
         s.update(cluster_id=match.cluster_id, cluster_name=None)
         return {"slots": s, "notes": [*state.get("notes", []), f"Cluster {name!r} is {match.cluster_id}."]}
     s["cluster_name"] = None
+    fallback = s.pop("fallback", None)
+    if fallback and not match.error:  # the one-word answer was not a cluster name: it answers the next question
+        s["project" if fallback == "project" else "workload_name"] = name
+        return {"slots": s}
     return {"slots": s, "cluster_match": match.model_dump()}
 
 

@@ -22,6 +22,7 @@ def merge(slots: dict[str, Any], p: Parsed, asked: list[str], last: dict | None)
         cid = bare.pop(0)
     if bare and not wid:
         wid = bare.pop(0)
+    s["fallback"] = None
     if p.bare_token and asked:
         slot = asked[0]
         if slot == "project":
@@ -30,6 +31,8 @@ def merge(slots: dict[str, Any], p: Parsed, asked: list[str], last: dict | None)
             name = p.bare_token
         elif slot == "cluster_id":
             cname = p.bare_token
+            # one word while several things were asked: the cluster if one has exactly that name, else this
+            s["fallback"] = next((a for a in asked[1:] if a in ("project", "workload")), None)
 
     if cid:
         s["cluster_id"], s["cluster_name"] = cid, None
@@ -53,6 +56,8 @@ def merge(slots: dict[str, Any], p: Parsed, asked: list[str], last: dict | None)
     if p.intent and not pure_followup:
         s["intent"] = p.intent
     after = {k: s.get(k) for k in before}
+    if s["fallback"] and not p.bare_token:
+        s["fallback"] = None
     return s, after != before
 
 
