@@ -1,7 +1,7 @@
 """The embeddable Python API: one call, one DiagnosisResult. Used by the CLI, the eval runner and bots."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import httpx
 
@@ -11,8 +11,11 @@ from agent.model.request import DiagnosisRequest, build_request
 from agent.model.result import DiagnosisResult
 from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiClient
 
-__all__ = ["diagnose", "run_graph", "chat", "achat", "ApiAuthError", "ApiUnavailable", "InvalidInput", "DiagnosisRequest",
-           "DiagnosisResult"]
+if TYPE_CHECKING:
+    from agent.model.chat import ChatReply
+
+__all__ = ["diagnose", "run_graph", "chat", "achat", "ApiAuthError", "ApiUnavailable", "InvalidInput",
+           "DiagnosisRequest", "DiagnosisResult"]
 
 
 def run_graph(request: DiagnosisRequest, runai: RunaiClient, kube: Any = None, kube_unavailable: str | None = None,

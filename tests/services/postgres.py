@@ -14,24 +14,13 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-
-def _required() -> bool:
-    return os.environ.get("WD_REQUIRE_K8S", "").strip().lower() not in ("", "0", "false", "no")
-
-
-def _unavailable(reason: str):
-    msg = f"POSTGRESQL UNAVAILABLE: {reason}"
-    if _required():
-        pytest.fail(msg + " (WD_REQUIRE_K8S is set, so this is a failure, not a skip)", pytrace=False)
-    sys.stderr.write(f"\n*** {msg} -- PostgreSQL tests skipped (set WD_REQUIRE_K8S=1 to make this fatal) ***\n")
-    pytest.skip(msg)
+from tests.services.required import unavailable
 
 
 def bindir() -> Path | None:
@@ -91,7 +80,7 @@ def postgres_dsn() -> Iterator[str]:
         cm = running_postgres()
         dsn = cm.__enter__()
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
-        _unavailable(str(e))
+        unavailable("POSTGRESQL", str(e), "PostgreSQL")
     try:
         yield dsn
     finally:
