@@ -95,8 +95,8 @@ WORKLOAD_ID = (
 CLUSTER_NAME = (
     Rule("cluster_name_kv", rf"\bcluster(?:[_-]?name)?\s*[=:]\s*{Q}(?P<v>{NAME})",
          ("cluster=prod-east", "cluster_name: 'dgx-a'"), ("project=prod-east",)),
-    Rule("cluster_name_word", rf"\bcluster\s+(?:named\s+|called\s+)?{Q}(?P<v>{NAME})",
-         ("on cluster prod-east", "the cluster named dgx-a"), ("our prod cluster is down",)),
+    Rule("cluster_name_word", rf"\bcluster\s+(?:(?:is|was)\s+)?(?:named\s+|called\s+)?{Q}(?P<v>{NAME})",
+         ("on cluster prod-east", "the cluster named dgx-a", "the cluster is gpu-east"), ("our prod cluster is down",)),
     Rule("cluster_name_suffix", rf"\b(?:on|in|from|at)\s+(?:the\s+)?{Q}(?P<v>{NAME}){Q}\s+cluster\b",
          ("on the prod-east cluster", "in the dgx-a cluster"), ("on our prod cluster",)),
 )
@@ -109,9 +109,11 @@ WORKLOAD_NAME = (
     Rule("workload_name_kv", rf"\b(?:workload[_-]?name|workloadName|name|workload|job)\s*[=:]\s*{Q}(?P<v>{NAME})",
          ("name=train-42", "workload_name: 'bert-ft'", "job=train-42"), ("project=ml-team",)),
     Rule("workload_name_word",
-         rf"\b(?:workload|job|training\s+job|training|run|experiment|pod)\s+(?P<named>named\s+|called\s+)?"
+         rf"\b(?:workload|job|training\s+job|training|run|experiment|pod)\s+(?:(?:is|was)\s+)?"
+         rf"(?P<named>named\s+|called\s+)?"
          rf"(?P<q>[\"'`])?(?P<v>{NAME})",
-         ("why did workload train-42 fail", "my job named bert fails", "the run called 'llama-ft'"),
+         ("why did workload train-42 fail", "my job named bert fails", "the run called 'llama-ft'",
+          "the workload is train-42"),
          ("why did my project fail",), strict=True),
     Rule("workload_name_prefix",
          rf"\b(?:my|the|our)\s+(?P<q>[\"'`])?(?P<v>{NAME}){Q}\s+(?:workloads?|jobs?|training\s+job|runs?|pods?|"
@@ -256,7 +258,8 @@ imagepullbackoff errimagepull pending running completed succeeded suspended pree
 workload workloads job jobs run runs pod pods training project projects cluster clusters named called name id
 why what how when where which who please just there here today yesterday now again
 last past previous earlier one ones me i you we they he she them us
-health healthy status latency slow queue quota
+health healthy status latency slow queue quota down up ok okay fine broken busy full offline online
+unavailable overloaded
 """.split())
 
 CATEGORY_ALIASES: tuple[tuple[str, str], ...] = (

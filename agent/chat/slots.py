@@ -23,6 +23,8 @@ def merge(slots: dict[str, Any], p: Parsed, asked: list[str], last: dict | None)
     if bare and not wid:
         wid = bare.pop(0)
     s["fallback"] = None
+    if p.bare_token and not asked and p.correction and last:
+        name = p.bare_token  # "no, I meant train-43": the workload, in the same project and cluster
     if p.bare_token and asked:
         slot = asked[0]
         if slot == "project":
@@ -46,10 +48,11 @@ def merge(slots: dict[str, Any], p: Parsed, asked: list[str], last: dict | None)
     if wid:  # Option A wins: a name or project in the same message does not select anything
         s.update(workload_id=wid, workload_name=None, project=None)
     elif name or project:
-        last_name = ((last or {}).get("workload") or {}).get("name")
-        new_name = name or s.get("workload_name") or (last_name if s.get("workload_id") else None)
+        lw = (last or {}).get("workload") or {}
+        new_name = name or s.get("workload_name") or (lw.get("name") if s.get("workload_id") else None)
         if name or new_name or not s.get("workload_id"):
-            s.update(workload_id=None, workload_name=new_name, project=project or s.get("project"))
+            s.update(workload_id=None, workload_name=new_name,
+                     project=project or s.get("project") or (lw.get("project") if s.get("workload_id") else None))
     if p.lookback:
         s["lookback"] = p.lookback
     pure_followup = bool(set(p.followups) - {"report"}) and not (cid or wid or name or project or cname)

@@ -170,3 +170,13 @@ def test_achat_and_bad_thread_id(conversation):
     assert r.diagnosis["category"] == "OOM_KILLED"
     with pytest.raises(InvalidInput):
         c.say("hi", thread="../etc/passwd")
+
+
+def test_a_one_word_correction_after_a_diagnosis_is_the_workload(conversation):
+    c = conversation(chat_world(workloads=chat_world()["workloads"] + [
+        {**chat_world()["workloads"][0], "id": "44444444-4444-4444-8444-444444444444", "name": "train-43"}]))
+    first = c.say(f"why did workload {NEW} fail on cluster {CL}?")
+    assert first.diagnosis["workload"]["name"] == "train-42"
+    r = c.say("no, I meant train-43")
+    assert r.diagnosis["workload"]["name"] == "train-43" and r.diagnosis["workload"]["project"] == "ml-team"
+    assert r.diagnosis["workload"]["cluster_id"] == CL
