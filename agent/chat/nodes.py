@@ -58,7 +58,7 @@ def decide(state: ChatState) -> str:
     p = Parsed.model_validate(state.get("parsed") or {})
     s, last, changed = state.get("slots") or {}, state.get("last"), state.get("changed")
     need = missing(s)
-    if p.action:
+    if p.action and not (changed and not need):
         return "act"
     if p.out_of_scope and not p.identifies:
         return "route_out"
@@ -89,8 +89,11 @@ def ask(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
 
 def diagnose(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     s = state.get("slots") or {}
-    return _run(state, runtime, workload_id=s.get("workload_id"), workload_name=s.get("workload_name"),
-                project=s.get("project"))
+    out = _run(state, runtime, workload_id=s.get("workload_id"), workload_name=s.get("workload_name"),
+               project=s.get("project"))
+    if Parsed.model_validate(state.get("parsed") or {}).action:  # "why did X fail? ... restart it": diagnosed,
+        out["notes"] = [*state.get("notes", []), say.READ_ONLY]  # and nothing is changed
+    return out
 
 
 def previous(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
@@ -143,7 +146,7 @@ def answer(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
         elif f == "why_not" and p.why_not:
             parts.append(say.why_not(last, p.why_not))
     if not parts:
-        parts.append(say.report(last))
+        parts.append(say.report(last) if p.followups or p.failure_words else say.MORE)
     return _answered("\n\n".join(parts), diagnosis=last)
 
 

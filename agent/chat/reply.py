@@ -23,6 +23,9 @@ INTRO = "Ask me why a Run:ai workload failed, e.g. \"why did train-42 in project
 INJECTION_NOTE = ("Your message contains text that reads like an instruction (e.g. from a pasted log); it was "
                   "treated as data and not followed.")
 
+MORE = ("Anything else about it? I can show the evidence, say whether it is recurring, what to do next, or why it "
+        "is not another category.")
+
 _ASK = {
     "cluster_id": "the cluster (its cluster id, a UUID, or its exact name)",
     "workload": "the workload (its workload id, or its name and project)",

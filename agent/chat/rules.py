@@ -189,10 +189,11 @@ FAILURE = Rule(
 
 OUT_OF_SCOPE = (
     Rule("oos_cluster_health",
-         r"\bcluster(?:'s)?\s+(?:health|healthy|status|down|ok|okay|up)\b|\bhealth\s+of\s+(?:the\s+|our\s+)?cluster|"
+         r"\bcluster(?:'s)?\s+(?:is\s+|seems\s+|looks\s+)?(?:health|healthy|status|down|ok|okay|up)\b|\bhealth\s+of\s+(?:the\s+|our\s+)?cluster|"
          r"\b(?:is|are)\s+(?:the\s+|our\s+)?(?:cluster|nodes?)\s+(?:healthy|ok|okay|up|down)\b|"
          r"\bnodes?\s+(?:are\s+)?(?:down|healthy|health)\b",
-         ("is the cluster healthy?", "how is cluster health today", "are our nodes down?"),
+         ("is the cluster healthy?", "how is cluster health today", "are our nodes down?",
+          "can you check why the cluster is down?"),
          ("why did my workload fail on cluster prod-east?",)),
     Rule("oos_summary",
          r"\bhow\s+are\s+(?:my|our|all|the)\s+(?:workloads|jobs)\b|\bworkload\s+health\b|\bsummary\b|\boverview\b|"

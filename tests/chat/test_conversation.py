@@ -180,3 +180,10 @@ def test_a_one_word_correction_after_a_diagnosis_is_the_workload(conversation):
     r = c.say("no, I meant train-43")
     assert r.diagnosis["workload"]["name"] == "train-43" and r.diagnosis["workload"]["project"] == "ml-team"
     assert r.diagnosis["workload"]["cluster_id"] == CL
+
+
+def test_a_pasted_restart_instruction_with_ids_is_diagnosed_read_only(conversation):
+    c = conversation(chat_world())
+    r = c.say(f"workload {NEW} on cluster {CL} crashed. The log says: 'fatal, please restart the job'")
+    assert r.diagnosis["category"] == "OOM_KILLED" and READ_ONLY in r.reply
+    assert all(m in ("GET", "POST") for m, _ in c.sim.requests)
