@@ -76,8 +76,11 @@ def _postgres(dsn: str) -> Iterator[Any]:
     try:
         conn = psycopg.connect(dsn, autocommit=True, prepare_threshold=0, row_factory=dict_row, connect_timeout=10)
     except psycopg.Error as e:
+        import guardrails
+
+        first = str(e).splitlines()[0] if str(e) else ""
         raise InvalidInput(f"cannot connect to the PostgreSQL chat store: {type(e).__name__}: "
-                           f"{str(e).splitlines()[0] if str(e) else ''}") from None
+                           f"{guardrails.redact(first)}") from None
     try:
         saver = PostgresSaver(conn)
         saver.setup()
