@@ -111,7 +111,7 @@ def _chat_loop(thread: str | None, runai_url: str | None, kubeconfig: str | None
             try:
                 r = chat_turn(thread_id, line, checkpointer=cp, runai_url=runai_url, kubeconfig=kubeconfig,
                               use_kube=not no_kube, now=now, llm=model,
-                              progress=lambda m: status.update(f"running {m}…"))
+                              progress=lambda m: _step(con, status, m))
             except errors.HANDLED as e:
                 status.stop()
                 con.print(f"[red]workload-diagnose: error: {escape(str(e))}[/red]", highlight=False)
@@ -119,6 +119,14 @@ def _chat_loop(thread: str | None, runai_url: str | None, kubeconfig: str | None
             finally:
                 status.stop()
             _print_report(r.reply.rstrip("\n") + "\n")
+
+
+def _step(con: Any, status: Any, message: str) -> None:
+    """Per-step progress while evidence is gathered: the spinner says what runs, and each read is listed."""
+    from rich.markup import escape
+
+    status.update(f"running {escape(message)}…")
+    con.print(f"[dim]  · {escape(message)}[/dim]", highlight=False)
 
 
 def _history() -> None:

@@ -33,6 +33,7 @@ def test_question_back_answer_report_then_ctrl_c(sim, tmp_path):
     child.expect_exact("Which cluster is it on?")
     child.expect_exact("you> ")
     child.sendline(CL)
+    child.expect_exact("· get_workload_status")  # per-step progress while evidence is gathered
     child.expect_exact("Category: OOM_KILLED")
     child.expect_exact("Recommendation")
     child.expect_exact("you> ")
@@ -53,3 +54,16 @@ def test_ctrl_d_exits_cleanly(sim, tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 and "Traceback" not in (child.before or "")
+
+
+def test_ctrl_c_while_evidence_is_gathered(tmp_path):
+    from evals.simulator import running_simulator
+
+    with running_simulator(chat_world(), delay_ms=1500) as slow:
+        child = _spawn(slow, tmp_path)
+        child.sendline(f"why did workload {NEW} fail on cluster {CL}?")
+        child.expect_exact("· get_workload_status")
+        child.sendintr()
+        child.expect(pexpect.EOF)
+        child.close()
+    assert child.exitstatus == 130 and "Traceback" not in (child.before or "")
