@@ -58,6 +58,8 @@ def decide(state: ChatState) -> str:
     p = Parsed.model_validate(state.get("parsed") or {})
     s, last, changed = state.get("slots") or {}, state.get("last"), state.get("changed")
     need = missing(s)
+    if last and last.get("outcome") == "needs_input" and not changed and p.followups:
+        return "answer"  # no run was diagnosed: the procedure's open question is asked again
     if p.action and not (changed and not need):
         return "act"
     if p.out_of_scope and not p.identifies:
@@ -135,6 +137,8 @@ def answer(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     """A follow-up, answered from the stored result: no API call."""
     last = state.get("last") or {}
     p = Parsed.model_validate(state.get("parsed") or {})
+    if last.get("outcome") == "needs_input":  # the procedure's question is still open: ask it again
+        return _answered(say.report(last), needs_input=True)
     parts = []
     for f in p.followups:
         if f == "evidence":
@@ -157,6 +161,8 @@ def route_out(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
 
 def act(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     last = state.get("last")
+    if last and last.get("outcome") == "needs_input":
+        last = None  # nothing was diagnosed: no recommendation to repeat
     text = say.READ_ONLY
     if last:
         text += "\n\n" + say.recommend(last)

@@ -187,3 +187,14 @@ def test_a_pasted_restart_instruction_with_ids_is_diagnosed_read_only(conversati
     r = c.say(f"workload {NEW} on cluster {CL} crashed. The log says: 'fatal, please restart the job'")
     assert r.diagnosis["category"] == "OOM_KILLED" and READ_ONLY in r.reply
     assert all(m in ("GET", "POST") for m, _ in c.sim.requests)
+
+
+def test_an_open_question_of_the_procedure_stays_open(conversation):
+    c = conversation(chat_world())
+    r = c.say(f"why is my pod CrashLoopBackOff? workload train-42 in project nlp, cluster {CL}")
+    assert r.needs_input and r.diagnosis is None and "Which workload ID" in r.reply
+    for q in ("show the evidence", "restart it", "and the run before that?"):
+        r = c.say(q)
+        assert r.diagnosis is None and c.requests == [], q
+    r = c.say("show the evidence")
+    assert r.needs_input and "Which workload ID" in r.reply
