@@ -14,7 +14,8 @@ A world is JSON::
                                                                       # Retry-After, timeout, malformed, short read,
                                                                       # wrong shape, endless/repeated next, truncated
                                                                       # page, metric garbage)
-     "auth":    {"v1": false}}                                        # optional: only the v2 OAuth2 token flow
+     "auth":    {"v1": false},                                        # optional: only the v2 OAuth2 token flow
+     "clusters": [{"uuid": "...", "name": "..."}]}  # optional: GET /api/v1/clusters; default one per clusterId
 """
 from __future__ import annotations
 
@@ -154,6 +155,19 @@ class World:
                 index.setdefault(w["id"], w)
             self._cache, self._cache_key = (done, index), key
         return self._cache
+
+    def clusters(self) -> list[dict]:
+        """The world's ``clusters``, else one per distinct workload ``clusterId`` named ``gpu-<first 8 hex>``."""
+        if self.data.get("clusters") is not None:
+            listed = self.data["clusters"]
+        else:
+            ids = dict.fromkeys(w["clusterId"] for w in self.workloads() if w.get("clusterId"))
+            listed = [{"uuid": cid, "name": default_cluster_name(cid)} for cid in ids]
+        return [{"tenantId": TENANT, "createdAt": "2026-01-01T00:00:00Z", "version": "2.22.0", **c} for c in listed]
+
+
+def default_cluster_name(cluster_id: str) -> str:
+    return f"gpu-{cluster_id[:8].lower()}"
 
 
 class SimServer(ThreadingHTTPServer):
@@ -313,6 +327,8 @@ class Handler(BaseHTTPRequestHandler):
         m = re.fullmatch(r"/api/v1/workloads", path)
         if m:
             return self._list(q)
+        if path == "/api/v1/clusters":
+            return self._send(200, w.clusters())
         m = re.fullmatch(r"/api/v1/workloads/(trainings|workspaces|inferences|distributed)/([^/]+)", path)
         if m:
             wl = w.workload(m.group(2))

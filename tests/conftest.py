@@ -51,3 +51,6 @@ def run_world():
             return res, list(sim.requests)
 
     return _run
+
+
+from tests.services.postgres import postgres_dsn  # noqa: E402,F401  (a shared fixture: a throwaway PostgreSQL)

@@ -251,6 +251,10 @@ app.command("lifecycle", cls=Command)(lifecycle)
 from agent.entrypoints.triage_cmd import triage  # noqa: E402  (fleet triage, issue 15)
 
 app.command("triage", cls=Command)(triage)
+from agent.entrypoints.chat_cmd import ask, chat  # noqa: E402  (the chat assistant, issue 12)
+
+app.command("chat", cls=Command)(chat)
+app.command("ask", cls=Command)(ask)
 
 
 def main() -> None:  # console-script entry point (also `python -m agent.entrypoints.cli`: same name, same

@@ -12,7 +12,6 @@
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -31,18 +30,11 @@ from evals.kubeapi import (  # noqa: E402  (the lifecycle is shared with the ben
     stop_cluster,
 )
 from evals import kubeapi  # noqa: E402
-
-
-def _required() -> bool:
-    return os.environ.get("WD_REQUIRE_K8S", "").strip().lower() not in ("", "0", "false", "no")
+from tests.services.required import unavailable  # noqa: E402
 
 
 def _unavailable(reason: str):
-    msg = f"REAL KUBE-APISERVER UNAVAILABLE: {reason}"
-    if _required():
-        pytest.fail(msg + " (WD_REQUIRE_K8S is set, so this is a failure, not a skip)", pytrace=False)
-    sys.stderr.write(f"\n*** {msg} -- k8s tests skipped (set WD_REQUIRE_K8S=1 to make this fatal) ***\n")
-    pytest.skip(msg)
+    unavailable("REAL KUBE-APISERVER", reason, "k8s")
 
 
 def build_kube_apiserver() -> Path:

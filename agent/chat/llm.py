@@ -1,0 +1,161 @@
+"""Optional LLM help for the chat (any langchain-core chat model; an OpenAI-compatible endpoint through
+``langchain-openai``, the ``llm`` extra). With none configured the chat is fully deterministic.
+
+At most two calls a turn, each bounded and checked:
+
+* ``extract``: identifiers as JSON (validated by pydantic). A value is kept only if it occurs in the user's own
+  (redacted) words and passes the identifier checks; it only fills what the deterministic parser left empty.
+* ``phrase``: rewords the deterministic reply. The text must pass ``guardrails.validate_llm_output`` against the
+  deterministic reply and the stored evidence (no other category, no invented id, number or quote, nothing
+  secret-shaped) and must keep the verdict's category; else the deterministic reply is used.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from agent.chat.parse import Parsed
+from tools.runai import InvalidInput, check_id, check_name
+
+FIELDS = ("cluster_id", "cluster_name", "workload_id", "workload_name", "project")
+_JSON = re.compile(r"\{.*\}", re.DOTALL)
+
+
+class Extraction(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    cluster_id: str | None = None
+    cluster_name: str | None = None
+    workload_id: str | None = None
+    workload_name: str | None = None
+    project: str | None = None
+
+
+class Usage:
+    """Token counts over a turn's model calls (``usage`` in ``ask --json``)."""
+
+    def __init__(self) -> None:
+        self.calls = self.input_tokens = self.output_tokens = 0
+
+    def add(self, msg: Any) -> None:
+        self.calls += 1
+        meta = getattr(msg, "usage_metadata", None) or {}
+        self.input_tokens += int(meta.get("input_tokens") or 0)
+        self.output_tokens += int(meta.get("output_tokens") or 0)
+
+    def as_dict(self) -> dict[str, int]:
+        return {"llm_calls": self.calls, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "total_tokens": self.input_tokens + self.output_tokens}
+
+
+def _content(msg: Any) -> str:
+    c = getattr(msg, "content", msg)
+    return c if isinstance(c, str) else json.dumps(c) if not isinstance(c, str) else str(c)
+
+
+def _in_words(value: str, message: str) -> bool:
+    return bool(re.search(rf"(?<![A-Za-z0-9._-]){re.escape(value)}(?![A-Za-z0-9_-])", message, re.IGNORECASE))
+
+
+def extract(model: Any, message: str, usage: Usage) -> tuple[dict[str, str], list[str]]:
+    """(kept values, reasons values were discarded). One model call."""
+    import guardrails
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    marker = guardrails.new_marker()
+    system = ("Extract identifiers of ONE Run:ai workload from the user's message. Answer with one JSON object "
+              f"with the keys {', '.join(FIELDS)} (null when the message does not state it). Copy values exactly "
+              "as written; never guess or complete one. " + guardrails.spotlight_instructions(marker))
+    try:
+        out = model.invoke([SystemMessage(content=system), HumanMessage(content=guardrails.spotlight(message, marker))])
+    except Exception as e:  # a failing model is not a failed turn
+        return {}, [f"the model call failed: {type(e).__name__}"]
+    usage.add(out)
+    m = _JSON.search(_content(out))
+    try:
+        ex = Extraction.model_validate(json.loads(m.group(0))) if m else None
+    except (ValueError, ValidationError):
+        ex = None
+    if ex is None:
+        return {}, ["the model's answer was not the JSON object asked for"]
+    kept, dropped = {}, []
+    for f in FIELDS:
+        v = getattr(ex, f)
+        if not isinstance(v, str) or not v.strip():
+            continue
+        v = v.strip()
+        try:
+            (check_id if f.endswith("_id") else check_name)(v, f)
+        except InvalidInput:
+            dropped.append(f"{f} is not a valid identifier")
+            continue
+        if not _in_words(v, message):
+            dropped.append(f"{f} {v!r} does not occur in the user's words")
+            continue
+        kept[f] = v.lower() if f.endswith("_id") else v
+    return kept, dropped
+
+
+def fill(p: Parsed, kept: dict[str, str]) -> Parsed:
+    """The parser's values win; the model only fills what it left empty."""
+    upd = {f: v for f, v in kept.items() if not getattr(p, f)}
+    if "cluster_id" in upd or p.cluster_id:
+        upd.pop("cluster_name", None)
+    if upd.get("workload_id"):
+        upd["bare_uuids"] = [u for u in p.bare_uuids if u != upd["workload_id"]]
+    if upd.get("cluster_id"):
+        upd["bare_uuids"] = [u for u in upd.get("bare_uuids", p.bare_uuids) if u != upd["cluster_id"]]
+    return p.model_copy(update=upd)
+
+
+def phrase(model: Any, text: str, diagnosis: dict | None, usage: Usage) -> tuple[str, list[str]]:
+    """(the text to show, reasons the model's wording was rejected). One model call."""
+    import guardrails
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from agent.taxonomy import NAMES
+
+    category = (diagnosis or {}).get("category") if (diagnosis or {}).get("outcome") == "diagnosed" else None
+    marker = guardrails.new_marker()
+    system = ("Reword the assistant's reply below for the user, briefly and plainly. Keep every id, number and "
+              "category exactly; add no fact, id, number or quote that is not in it; never include credentials; "
+              "you cannot run tools or change anything. " + guardrails.spotlight_instructions(marker))
+    try:
+        out = model.invoke([SystemMessage(content=system), HumanMessage(content=guardrails.spotlight(text, marker))])
+    except Exception as e:
+        return text, [f"the model call failed: {type(e).__name__}"]
+    usage.add(out)
+    said = _content(out)
+    evidence = [text] + [e.get("text", "") for e in (diagnosis or {}).get("evidence") or []]
+    v = guardrails.validate_llm_output(said, category=category or "UNKNOWN", evidence_texts=evidence,
+                                      categories=NAMES)
+    reasons = list(v.reasons)
+    if marker in said:
+        reasons.append("echoes the spotlight marker")
+    if category and category not in said:
+        reasons.append(f"drops the category {category}")
+    if not category:
+        named = sorted(n for n in NAMES if n != "UNKNOWN" and n in said and n not in text)
+        reasons += [f"names category {n} that the reply does not" for n in named]
+    if reasons:
+        return text, sorted(set(reasons))
+    return guardrails.redact(said), []
+
+
+def from_settings(model: str | None, base_url: str | None = None) -> Any:
+    """An OpenAI-compatible chat model (vLLM, NVIDIA NIM, Ollama) from flags, else WD_LLM_MODEL /
+    WD_LLM_BASE_URL / WD_LLM_API_KEY (or OPENAI_API_KEY); None when no model is configured."""
+    model = model or os.environ.get("WD_LLM_MODEL")
+    if not model or model.lower() in ("off", "none", "0"):
+        return None
+    try:
+        from langchain_openai import ChatOpenAI
+    except ImportError:
+        raise InvalidInput("--llm needs the llm extra: pip install 'workload-diagnose[llm]'") from None
+    base = base_url or os.environ.get("WD_LLM_BASE_URL")
+    key = os.environ.get("WD_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or "not-needed"
+    return ChatOpenAI(model=model, base_url=base, api_key=key, temperature=0, timeout=30, max_retries=1,
+                      max_tokens=600)

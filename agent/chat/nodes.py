@@ -1,0 +1,225 @@
+"""One function per step of a chat turn (``graph.py`` wires them): understand → resolve the cluster → ask for
+what is missing | diagnose | answer a follow-up from the stored result | route out of scope | answer a request
+to act read-only → reply."""
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from agent.chat import reply as say
+from agent.chat.parse import Parsed, understand as parse
+from agent.chat.slots import merge, missing
+from agent.chat.state import MAX_TRANSCRIPT, ChatContext, ChatState
+from tools.runai import InvalidInput
+
+TURN_RESET = {"reply": "", "needs_input": False, "missing": [], "diagnosis": None, "notes": [], "cluster_match": None}
+
+
+def understand(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
+    ctx = runtime.context
+    msg = state.get("message") or ""
+    p = parse(msg)
+    notes = [say.INJECTION_NOTE] if state.get("flagged") else []
+    if ctx.llm is not None and msg.strip():
+        from agent.chat import llm
+
+        kept, _dropped = llm.extract(ctx.llm, msg, ctx.usage)
+        p = llm.fill(p, kept)
+    slots, changed = merge(state.get("slots") or {}, p, state.get("asked") or [], state.get("last"))
+    return {**TURN_RESET, "parsed": p.model_dump(), "slots": slots, "changed": changed, "notes": notes,
+            "transcript": _bounded(state, "user", msg)}
+
+
+def resolve_cluster(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
+    """A cluster NAME becomes its id through the Run:ai API (exact name only); none or several → ask."""
+    s = dict(state.get("slots") or {})
+    name = s.get("cluster_name")
+    if not name or s.get("cluster_id"):
+        return {}
+    ctx = runtime.context
+    _need_url(ctx)
+    from tools.runai.clusters import resolve_cluster_name
+
+    ctx.step("list_clusters")
+    match = resolve_cluster_name(ctx.runai, name)
+    if match.cluster_id:
+        s.update(cluster_id=match.cluster_id, cluster_name=None)
+        return {"slots": s, "notes": [*state.get("notes", []), f"Cluster {name!r} is {match.cluster_id}."]}
+    s["cluster_name"] = None
+    fallback = s.pop("fallback", None)
+    if fallback and not match.error:  # the one-word answer was not a cluster name: it answers the next question
+        s["project" if fallback == "project" else "workload_name"] = name
+        return {"slots": s}
+    return {"slots": s, "cluster_match": match.model_dump()}
+
+
+def decide(state: ChatState) -> str:
+    p = Parsed.model_validate(state.get("parsed") or {})
+    s, last, changed = state.get("slots") or {}, state.get("last"), state.get("changed")
+    need = missing(s)
+    if last and last.get("outcome") == "needs_input" and not changed and p.followups:
+        return "answer"  # no run was diagnosed: the procedure's open question is asked again
+    if p.action and not (changed and not need):
+        return "act"
+    if p.out_of_scope and not p.identifies:
+        return "route_out"
+    if changed and not need:
+        return "diagnose"
+    if last and not changed and "previous" in p.followups:
+        return "previous"
+    if last and not changed and not need:
+        return "answer"
+    if need:
+        return "ask"
+    return "diagnose"
+
+
+def ask(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
+    s = state.get("slots") or {}
+    need = missing(s)
+    p = Parsed.model_validate(state.get("parsed") or {})
+    lead = []
+    if p.greeting and not p.identifies:
+        lead.append(say.INTRO)
+    problem = say.cluster_problem(s, state.get("cluster_match")) if "cluster_id" in need else None
+    if problem:
+        lead.append(problem)
+    return {"reply": "\n".join([*lead, say.question(need, s)]), "needs_input": True, "missing": need,
+            "asked": need, "route": "ask"}
+
+
+def diagnose(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
+    s = state.get("slots") or {}
+    out = _run(state, runtime, workload_id=s.get("workload_id"), workload_name=s.get("workload_name"),
+               project=s.get("project"))
+    if Parsed.model_validate(state.get("parsed") or {}).action:  # "why did X fail? ... restart it": diagnosed,
+        out["notes"] = [*state.get("notes", []), say.READ_ONLY]  # and nothing is changed
+    return out
+
+
+def previous(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
+    """"and the run before that?": the previous terminal match of the same name and project on the cluster."""
+    from agent.procedures.runai_failed.nodes import TERMINAL_PHASES
+    from tools.runai import parse_time
+
+    ctx, last = runtime.context, state.get("last") or {}
+    w = last.get("workload") or {}
+    cluster = (state.get("slots") or {}).get("cluster_id")
+    if not (w.get("name") and w.get("project") and cluster and w.get("id")):
+        return _answered("I do not know the name and project of the last workload, so I cannot find the run "
+                         "before it: give its workload id.", needs_input=True, missing=["workload"])
+    _need_url(ctx)
+    ctx.step("list_workloads")
+    lr = ctx.runai.list_workloads(name=w["name"], cluster_id=cluster, project=w["project"])
+    if not lr.ok:
+        return _answered(f"I could not list the runs of {w['name']!r} ({lr.error.message if lr.error else 'error'}):"
+                         " which workload id do you mean?", needs_input=True, missing=["workload"])
+
+    def newest_first(c):
+        t = parse_time(c.phaseUpdatedAt)
+        return (t is None, -(t.timestamp() if t else 0.0))
+
+    cands = sorted(lr.data or [], key=newest_first)
+    ids = [c.id for c in cands]
+    seen = set(state.get("diagnosed") or [])
+    pool = cands[ids.index(w["id"]) + 1:] if w["id"] in ids else [c for c in cands if c.id not in seen]
+    prior = next((c for c in pool if (c.phase or "").lower() in TERMINAL_PHASES), None)
+    if prior is None:
+        return _answered(f"There is no earlier terminal run of {w['name']!r} in project {w['project']!r} on this "
+                         "cluster.")
+    out = _run(state, runtime, workload_id=prior.id)
+    out["slots"] = {**(state.get("slots") or {}), "workload_id": prior.id, "workload_name": None, "project": None}
+    return out
+
+
+def answer(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
+    """A follow-up, answered from the stored result: no API call."""
+    last = state.get("last") or {}
+    p = Parsed.model_validate(state.get("parsed") or {})
+    if last.get("outcome") == "needs_input":  # the procedure's question is still open: ask it again
+        return _answered(say.report(last), needs_input=True)
+    parts = []
+    for f in p.followups:
+        if f == "evidence":
+            parts.append(say.evidence(last))
+        elif f == "recurrence":
+            parts.append(say.recurrence(last))
+        elif f == "recommend":
+            parts.append(say.recommend(last))
+        elif f == "why_not" and p.why_not:
+            parts.append(say.why_not(last, p.why_not))
+    if not parts:
+        parts.append(say.report(last) if p.followups or p.failure_words else say.MORE)
+    return _answered("\n\n".join(parts), diagnosis=last)
+
+
+def route_out(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
+    p = Parsed.model_validate(state.get("parsed") or {})
+    return _answered(f"{say.OUT_OF_SCOPE.get(p.out_of_scope or '', '')} {say.SCOPE}".strip())
+
+
+def act(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
+    last = state.get("last")
+    if last and last.get("outcome") == "needs_input":
+        last = None  # nothing was diagnosed: no recommendation to repeat
+    text = say.READ_ONLY
+    if last:
+        text += "\n\n" + say.recommend(last)
+    elif missing(state.get("slots") or {}):
+        text += " Tell me which workload failed and I will diagnose it."
+    return _answered(text, diagnosis=last)
+
+
+def finish(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
+    """The reply: notes first; an optional model rewords it (validated, else the deterministic text)."""
+    ctx = runtime.context
+    text = "\n".join([*state.get("notes", []), state.get("reply") or ""]).strip()
+    if ctx.llm is not None and text:
+        from agent.chat import llm
+
+        text, _rejected = llm.phrase(ctx.llm, text, state.get("diagnosis") or state.get("last"), ctx.usage)
+    out: dict[str, Any] = {"reply": text, "transcript": _bounded(state, "assistant", text)}
+    if not state.get("needs_input"):
+        out["asked"] = []
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+def _run(state: ChatState, runtime: Runtime[ChatContext], **which: Any) -> dict:
+    from agent.api import run_graph
+    from agent.model.request import build_request
+
+    ctx, s = runtime.context, state.get("slots") or {}
+    try:
+        req = build_request(cluster_id=s.get("cluster_id"), intent=s.get("intent") or "terminal",
+                            lookback=s.get("lookback") or "7d", now=ctx.now, **which)
+    except InvalidInput as e:
+        return {"reply": f"I cannot use that: {e}.", "needs_input": True, "missing": [], "asked": [],
+                "route": "ask"}
+    _need_url(ctx)
+    result = run_graph(req, ctx.runai, ctx.kube, ctx.kube_unavailable, ctx.progress, ctx.limits)
+    d = result.model_dump(mode="json")
+    diagnosed = [*(state.get("diagnosed") or []), *([d["workload"]["id"]] if (d.get("workload") or {}).get("id")
+                                                     else [])]
+    base = {"last": d, "diagnosed": diagnosed[-50:], "route": "diagnose"}
+    if d["outcome"] == "needs_input":  # the procedure asks (no terminal match, running without a failure)
+        return {**base, "reply": d.get("report") or d.get("question") or "", "needs_input": True, "missing": [],
+                "asked": [], "diagnosis": None}
+    return {**base, "reply": d.get("report") or "", "needs_input": False, "missing": [], "asked": [],
+            "diagnosis": d}
+
+
+def _answered(text: str, *, diagnosis: dict | None = None, needs_input: bool = False,
+              missing: list[str] | None = None) -> dict:
+    return {"reply": text, "needs_input": needs_input, "missing": missing or [], "asked": missing or [],
+            "diagnosis": None if needs_input else diagnosis}
+
+
+def _need_url(ctx: ChatContext) -> None:
+    if not ctx.runai_ready:
+        raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
+
+
+def _bounded(state: ChatState, role: str, text: str) -> list[dict]:
+    return [*(state.get("transcript") or []), {"role": role, "text": text}][-MAX_TRANSCRIPT:]

@@ -1,0 +1,52 @@
+"""The conversation's state (one per ``thread_id``, kept by the checkpointer) and the run's context."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, TypedDict
+
+from agent.chat.llm import Usage
+from agent.model.limits import Limits
+
+MAX_TRANSCRIPT = 40  # turns kept in the thread (redacted text only)
+
+
+class ChatInput(TypedDict):
+    message: str  # already redacted (agent.api.chat)
+    flagged: int  # instruction-like findings in the message
+
+
+class ChatOutput(TypedDict, total=False):
+    reply: str
+    needs_input: bool
+    missing: list[str]
+    diagnosis: dict | None
+
+
+class ChatState(ChatInput, ChatOutput, total=False):
+    slots: dict  # cluster_id, cluster_name, vague_cluster, workload_id, workload_name, project, intent, lookback
+    asked: list[str]  # what the last reply asked for (a bare answer fills the first)
+    last: dict | None  # the last diagnosis: exactly the ``failed --json`` object
+    diagnosed: list[str]  # workload ids diagnosed in this thread, in order
+    transcript: list[dict]  # [{"role": "user"|"assistant", "text": ...}], redacted, bounded
+    parsed: dict  # this turn's understanding
+    changed: bool  # this turn changed what selects the diagnosis
+    cluster_match: dict | None  # this turn's cluster-name lookup
+    notes: list[str]  # said before the reply (ignored instructions, resolved cluster names)
+    route: str  # ask | diagnose | answer | previous | route_out | act
+
+
+@dataclass
+class ChatContext:
+    runai: Any  # a tools.runai.RunaiSource
+    runai_ready: bool = True  # False when no Run:ai URL was configured (a read is then a one-line error)
+    kube: Any = None
+    kube_unavailable: str | None = "no kubeconfig was given"
+    now: str | None = None
+    llm: Any = None
+    progress: Callable[[str], None] | None = None
+    limits: Limits = field(default_factory=Limits)
+    usage: Usage = field(default_factory=Usage)
+
+    def step(self, message: str) -> None:
+        if self.progress:
+            self.progress(message)

@@ -1,0 +1,17 @@
+"""The public result of one chat turn: the ``workload-diagnose ask --json`` contract (stable field names)."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Missing = Literal["cluster_id", "workload", "project"]
+
+
+class ChatReply(BaseModel):
+    thread_id: str
+    reply: str
+    needs_input: bool
+    missing: list[Missing] = Field(default_factory=list)  # what the assistant asked for (never a value given)
+    diagnosis: dict | None = None  # exactly the ``failed --json`` object; null while input is needed
+    usage: dict = Field(default_factory=dict)  # LLM calls and tokens this turn (zeros without an LLM)

@@ -1,0 +1,105 @@
+"""At least 60 phrasings (evals/chat/phrasings.json) are understood, and for EVERY bundled Tier-1 scenario a
+question phrased from its world gives the same verdict through the chat as ``failed --json`` does: the real
+graph over real HTTP against the simulator, in-process through agent.api.chat."""
+from __future__ import annotations
+
+import copy
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from agent.chat.parse import understand
+from agent.chat.slots import merge
+from tests.chat.phrasing import PHRASINGS, ROOT, fill, phrase_for, slots_of
+
+VALUES = {"workload_id": "0b4e7c2a-1f3d-4e5a-8b6c-9d0e1f2a3b4c", "name": "train-42", "project": "ml-team",
+          "cluster_id": "3f2c7a1e-8d4b-4c1e-9a57-2b6e0d9c4f11", "cluster_name": "gpu-a100-east", "lookback": "24h"}
+TIER1 = sorted(p.parent for p in (ROOT / "evals" / "scenarios").glob("*/*/case.json")
+               if not json.loads(p.read_text()).get("tier2"))
+
+
+def test_enough_phrasings_across_intents_with_and_without_ids():
+    assert len(PHRASINGS) >= 60
+    intents = {p["intent"] for p in PHRASINGS}
+    assert {"terminal", "active"} <= intents
+    assert any("{workload_id}" in p["text"] for p in PHRASINGS)
+    assert any("{workload_id}" not in p["text"] and "{cluster_id}" not in p["text"] for p in PHRASINGS)
+
+
+@pytest.mark.parametrize("p", PHRASINGS, ids=[str(i) for i in range(len(PHRASINGS))])
+def test_every_phrasing_is_understood(p):
+    text = fill(p["text"], VALUES)
+    parsed = understand(text)
+    slots, _ = merge({}, parsed, [], None)
+    want = slots_of(p["text"])
+    expect = {
+        "cluster_id": VALUES["cluster_id"] if "{cluster_id}" in p["text"] else None,
+        "cluster_name": VALUES["cluster_name"] if "{cluster_name}" in p["text"] else None,
+        "workload_id": VALUES["workload_id"] if "workload_id" in want else None,
+        "workload_name": VALUES["name"] if "name" in want else None,
+        "project": VALUES["project"] if "project" in want else None,
+        "lookback": VALUES["lookback"] if "lookback" in want else None,
+    }
+    got = {k: slots.get(k) for k in expect}
+    assert got == expect, text
+    assert parsed.intent == p["intent"], text
+    assert not parsed.out_of_scope and not parsed.action, text
+
+
+@pytest.fixture(scope="module")
+def saver(tmp_path_factory):
+    from agent.chat.store import open_checkpointer
+
+    with open_checkpointer(str(tmp_path_factory.mktemp("chat") / "chat.sqlite")) as cp:
+        yield cp
+
+
+def _one(sc: Path, text: str, saver) -> str | None:
+    """None when the chat's verdict is the one ``failed`` gives on the same world, else what differed."""
+    from agent.api import chat, diagnose
+    from evals.simulator import running_simulator
+
+    args = json.loads((sc / "case.json").read_text())["args"]
+    world = json.loads((sc / "world.json").read_text())
+    with running_simulator(copy.deepcopy(world)) as sim:
+        conn = dict(runai_url=sim.url, client_id=sim.client_id, client_secret=sim.client_secret,
+                    retry_sleep=lambda s: None, use_kube=False)
+        failed = diagnose(**conn, **args).model_dump(mode="json")
+        before = len(sim.requests)
+        r = chat(str(uuid.uuid4()), text, checkpointer=saver, now=args.get("now"), **conn)
+        chat_requests = sim.requests[before:]
+    if failed["outcome"] == "needs_input":
+        ok = r.needs_input and r.diagnosis is None
+        if failed["route"] == "missing_parameters":
+            named = {"cluster_id": "cluster_id", "workload": "workload_id", "project": "project"}
+            ok = ok and not [w for w in r.missing if named[w] in args]  # never asks for what was given
+            ok = ok and not [q for q in chat_requests if "/workloads" in q[1]]  # no workload read without all ids
+        else:
+            ok = ok and failed["question"] in r.reply
+    else:
+        ok = not r.needs_input and r.diagnosis == failed  # byte for byte the failed --json object
+    if ok:
+        return None
+    d = r.diagnosis or {}
+    return (f"{sc.relative_to(ROOT)}: {text!r}: failed={failed['outcome']}/{failed['category']}/{failed['route']} "
+            f"chat=needs_input {r.needs_input} {r.missing} {d.get('outcome')}/{d.get('category')}/{d.get('route')}")
+
+
+def test_every_tier1_scenario_same_verdict_as_failed(saver):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from evals.simulator import World
+
+    assert len(TIER1) >= 100
+    counter: dict = {}
+    jobs = []
+    for sc in TIER1:
+        args = json.loads((sc / "case.json").read_text())["args"]
+        names = {c["uuid"]: c["name"] for c in World.load(sc).clusters()}
+        jobs.append((sc, *phrase_for(args, names, counter)))
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        mismatches = [m for m in pool.map(lambda j: _one(j[0], j[1], saver), jobs) if m]
+    assert not mismatches, "\n".join(mismatches)
+    assert len({p["text"] for _, _, p in jobs}) >= 40  # the sweep rotates through the phrasings
