@@ -46,7 +46,8 @@ def ask(
 ) -> None:
     """Ask one question; continue the conversation with the same --thread (read-only)."""
     from agent.api import chat
-    from agent.entrypoints.cli import _print_report, handled
+    from agent.entrypoints.cli import handled
+    from agent.entrypoints.terminal import print_report
 
     model = _setup(kubeconfig, no_kube, llm, llm_url)
     thread_id = thread or _new_thread()
@@ -58,7 +59,7 @@ def ask(
     if as_json:
         typer.echo(json.dumps(r.model_dump(mode="json"), indent=2))
         return
-    _print_report(r.reply.rstrip("\n") + "\n")
+    print_report(r.reply.rstrip("\n") + "\n")
     if not thread:
         typer.echo(f"(thread {thread_id}: continue with --thread {thread_id})", err=True)
 
@@ -86,7 +87,8 @@ def _chat_loop(thread: str | None, runai_url: str | None, kubeconfig: str | None
     from agent.api import chat as chat_turn
     from agent.chat.store import open_checkpointer
     from agent.entrypoints import errors
-    from agent.entrypoints.cli import _print_report, handled
+    from agent.entrypoints.cli import handled
+    from agent.entrypoints.terminal import print_report
 
     model = _setup(kubeconfig, no_kube, llm, llm_url)
     thread_id = thread or _new_thread()
@@ -118,7 +120,7 @@ def _chat_loop(thread: str | None, runai_url: str | None, kubeconfig: str | None
                 continue
             finally:
                 status.stop()
-            _print_report(r.reply.rstrip("\n") + "\n")
+            print_report(r.reply.rstrip("\n") + "\n")
 
 
 def _step(con: Any, status: Any, message: str) -> None:

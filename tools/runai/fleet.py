@@ -123,11 +123,12 @@ class PacedTransport(httpx.BaseTransport):
 
     def __init__(self, inner: httpx.BaseTransport | None = None, *, max_pause: float = 30.0,
                  sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic):
-        from tools.transport import _tls_context
+        from tools.deadline import Deadline
+        from tools.transport import network_transport
 
-        self._inner = inner or httpx.HTTPTransport(retries=0, verify=_tls_context(),
-                                                   limits=httpx.Limits(max_connections=200,
-                                                                       max_keepalive_connections=200))
+        # the REST client's own network transport (TLS trust, bounded socket reads); each diagnosis keeps its own
+        # deadline in its client, the fleet as a whole has none
+        self._inner = inner or network_transport(Deadline(None))
         self._lock = threading.Lock()
         self._until = 0.0
         self._sleep, self._clock, self.max_pause = sleep, clock, max_pause
