@@ -185,6 +185,10 @@ def _print_report(text: str) -> None:
 from agent.entrypoints.lifecycle_cmd import lifecycle  # noqa: E402  (Kueue/KubeRay lifecycle view, issue 11)
 
 app.command("lifecycle")(lifecycle)
+from agent.entrypoints.serve_cmd import serve  # noqa: E402  (the HTTP service, issue 13)
+app.command("serve")(serve)
+from agent.entrypoints.mcp_cmd import mcp  # noqa: E402  (the MCP server, issue 13)
+app.command("mcp")(mcp)
 
 
 def main() -> None:  # console-script entry point

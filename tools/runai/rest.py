@@ -82,7 +82,10 @@ class RunaiClient:
         page_limit: int = 50,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        bearer_token: str | Callable[[bool], str] | None = None,
     ):
+        """``bearer_token`` replaces the client credentials: a caller's own Run:ai token (pass-through, so Run:ai's
+        RBAC decides), or ``fn(refresh) -> token``, a token cache shared by many clients (``refresh`` after a 401)."""
         if not base_url:
             raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
         self.base_url = base_url.rstrip("/")
@@ -96,6 +99,7 @@ class RunaiClient:
         self._sleep = sleep
         self._http = make_client(self.base_url, timeout=timeout, transport=transport)
         self._token: str | None = None
+        self._bearer = bearer_token
         self._token_lock = threading.Lock()
         self.injections: list[Any] = []  # guardrail findings from every body read (appended under a lock)
         self._inj_lock = threading.Lock()
@@ -132,12 +136,15 @@ class RunaiClient:
 
     def _auth_header(self, refresh: bool = False) -> dict[str, str]:
         with self._token_lock:
-            if self._token is None or refresh:
+            if self._bearer is not None:  # a given token: never the client credentials
+                self._token = self._bearer(refresh) if callable(self._bearer) else self._bearer
+            elif self._token is None or refresh:
                 self._token = self._fetch_token()
             return {"Authorization": f"Bearer {self._token}"}
 
-    def ensure_token(self) -> None:
-        self._auth_header()
+    def ensure_token(self, refresh: bool = False) -> str:
+        """The bearer token reads send (exchanged for the client credentials once; again with ``refresh``)."""
+        return self._auth_header(refresh)["Authorization"].removeprefix("Bearer ")
 
     # ---------------------------------------------------------------- transport with retries
     def _send_with_retries(self, method: str, path: str, *, params: list[tuple[str, str]] | None = None,
