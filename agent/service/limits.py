@@ -16,8 +16,9 @@ Receive = Callable[[], Awaitable[dict]]
 Send = Callable[[dict], Awaitable[None]]
 
 
-class _TooLarge(Exception):
-    pass
+class _TooLarge(BaseException):
+    """Raised from ``receive``: a BaseException, so the framework's body parser (which turns any Exception into
+    a 400) lets it through to this middleware."""
 
 
 class BodySizeLimit:

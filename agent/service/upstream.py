@@ -19,6 +19,7 @@ from tools.runai import ApiAuthError, ApiUnavailable, RunaiClient
 from tools.transport import make_client
 
 IN_CLUSTER_SA = Path("/var/run/secrets/kubernetes.io/serviceaccount")
+KUBE_OFF = "Tier 2 is off for this service (WD_KUBE=off)"
 POOL = httpx.Limits(max_connections=512, max_keepalive_connections=256, keepalive_expiry=30.0)
 
 
@@ -117,7 +118,7 @@ class Upstream:
 def make_service_kube(config: ServiceConfig) -> tuple[Any, str | None]:
     """Tier 2 for the service: ``KUBECONFIG``, else the pod's own service account (in the cluster), else none."""
     if config.kube == "off":
-        return None, "Tier 2 is off for this service (WD_KUBE=off)"
+        return None, KUBE_OFF
     from agent.entrypoints.settings import Settings, make_kube
 
     if config.kubeconfig or not (IN_CLUSTER_SA / "token").is_file():
