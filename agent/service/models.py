@@ -6,19 +6,37 @@ missing → 422, not a ``needs_input`` object. Unknown fields → 422.
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from agent.model.request import DiagnosisRequest, build_request
-from agent.model.time import LOOKBACK_RX
 from tools.runai import ids
 
 ID_PATTERN = ids._SAFE_ID.pattern  # documented in the OpenAPI schema; enforced by build_request
 NAME_PATTERN = ids._SAFE_NAME.pattern
-LOOKBACK_PATTERN = LOOKBACK_RX.pattern
-EARLIEST, LATEST = datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(9000, 1, 1, tzinfo=timezone.utc)
+# LOOKBACK_RX with ASCII digits and spaces, not zero: what every regex engine (pydantic's, a client's) reads alike
+LOOKBACK_PATTERN = r"^ *([0-9]{0,3}[1-9]|[0-9]{0,2}[1-9][0-9]|[0-9]?[1-9][0-9]{2}|[1-9][0-9]{3}) *[mhdw] *$"
+# ISO 8601 date-times of the years 1970–8999 (no lookback window can leave the calendar from there)
+NOW_PATTERN = (r"^(19[7-9][0-9]|[2-8][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):"
+               r"[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?$")
+
+
+def _options(schema: dict[str, Any]) -> None:
+    """Option A or Option B, as JSON Schema (a present null is the same as an absent field)."""
+    null, text = {"type": "null"}, {"type": "string"}
+    schema["oneOf"] = [
+        {"title": "Option A", "required": ["workload_id"],
+         "properties": {"workload_id": text, "workload_name": null, "project": null}},
+        {"title": "Option B", "required": ["workload_name", "project"],
+         "properties": {"workload_id": null, "workload_name": text, "project": text}},
+    ]
+    schema["examples"] = EXAMPLES
+
+
+EXAMPLES = [{"cluster_id": "3f1c8a2e-0000-4000-8000-000000000001", "workload_id": "9b2d4c6e-0000-4000-8000-000000000002"},
+            {"cluster_id": "3f1c8a2e-0000-4000-8000-000000000001", "workload_name": "train-42", "project": "ml-team",
+             "intent": "active", "lookback": "3d"}]
 
 
 def _checked(field: str, value: Any) -> Any:
@@ -32,11 +50,7 @@ class DiagnosisBody(BaseModel):
     """``POST /v1/diagnoses``: which workload (Option A: ``workload_id``; Option B: ``workload_name`` +
     ``project``) on which cluster; the other fields as ``workload-diagnose failed``."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"cluster_id": "3f1c8a2e-0000-4000-8000-000000000001",
-         "workload_id": "9b2d4c6e-0000-4000-8000-000000000002"},
-        {"cluster_id": "3f1c8a2e-0000-4000-8000-000000000001", "workload_name": "train-42", "project": "ml-team",
-         "intent": "active", "lookback": "3d"}]})
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_options)
 
     cluster_id: str = Field(..., max_length=128, description="Run:ai cluster UUID", pattern=ID_PATTERN)
     workload_id: str | None = Field(None, max_length=128, description="Option A: the workload UUID",
@@ -49,8 +63,8 @@ class DiagnosisBody(BaseModel):
                                                                           "(a current CrashLoopBackOff)")
     lookback: str = Field("7d", max_length=16, pattern=LOOKBACK_PATTERN,
                           description="History window: 90m, 36h, 7d, 2w")
-    now: str | None = Field(None, max_length=64, description="Pin the clock (ISO 8601) for replays",
-                            json_schema_extra={"format": "date-time"})
+    now: str | None = Field(None, max_length=64, pattern=NOW_PATTERN, json_schema_extra={"format": "date-time"},
+                            description="Pin the clock (ISO 8601 date-time, years 1970–8999) for replays")
 
     _request: DiagnosisRequest | None = PrivateAttr(default=None)
 
@@ -64,12 +78,6 @@ class DiagnosisBody(BaseModel):
         if not (self.workload_id or (self.workload_name and self.project)):
             raise ValueError("give workload_id (Option A) or workload_name and project (Option B)")
         req = build_request(**self.model_dump())
-        try:
-            if not EARLIEST <= req.now < LATEST:
-                raise ValueError(f"now {self.now!r} is outside the years 1970–8999")
-            req.cutoff  # noqa: B018  (a lookback longer than the calendar overflows)
-        except OverflowError:
-            raise ValueError(f"lookback {self.lookback!r} reaches before the calendar starts") from None
         self._request = req
         return self
 

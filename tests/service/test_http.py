@@ -78,6 +78,7 @@ BAD = [
     ({"cluster_id": "c1", "workload_id": "w1", "lookback": "7 fortnights"}, "lookback"),
     ({"cluster_id": "c1", "workload_id": "w1", "now": "yesterday"}, "now"),
     ({"cluster_id": "c1", "workload_id": "w1", "now": "0001-01-01T00:00:00Z"}, "now"),
+    ({"cluster_id": "c1", "workload_id": "w1", "lookback": "0d"}, "lookback"),
     ({"cluster_id": "c1", "workload_id": "w1", "intent": "maybe"}, "intent"),
     ({"cluster_id": "c1", "workload_id": "w1", "workload_name": "n", "project": "p"}, "not both"),
 ]
