@@ -20,6 +20,9 @@ MISS, 1 only when the bench itself failed):
 6. ``memory``        peak RSS (child processes) of ``KubeReader.previous_log`` over a 50 MB log served by the
                      kubelet stand-in through a real kube-apiserver, and of a full diagnosis with Tier 2; < 200 MB
                      (``evals.bench_memory``). Skipped, with the reason, when the apiserver binary is not built.
+7. ``serve``         K = 32 concurrent clients against ``workload-diagnose serve`` + the simulator (50 ms per request):
+                     diagnoses/s, p50/p99, errors, CPU per diagnosis of each process (``evals.bench_serve``);
+                     target ≥ 50 diagnoses/s with p99 < 1 s and 0 errors.
 
 Published LLM-loop agents take 27–139 s and $0.11–0.25 per investigation; the ratios are printed against that.
 """
@@ -41,6 +44,7 @@ from typing import Any, Callable
 from evals.bench_common import (DELAY_MS, ERROR, INFO, LLM_AGENT_DOLLARS, LLM_AGENT_SECONDS, MB, MISS, PASS,
                                  REPO, SKIP, Ctx, judge, ms, percentile, row)
 from evals.bench_process import item_cli_startup, item_memory
+from evals.bench_serve import item_serve
 
 __all__ = ["ITEMS", "main", "percentile"]
 
@@ -421,6 +425,7 @@ ITEMS: list[tuple[str, str, Callable[[Ctx], dict]]] = [
     ("redaction", "4. Redaction throughput", item_redaction),
     ("cli_startup", "5. CLI start-up", item_cli_startup),
     ("memory", "6. Memory (peak RSS)", item_memory),
+    ("serve", "7. HTTP service under load", item_serve),
 ]
 
 

@@ -148,65 +148,61 @@ def _processes(workers: int, delay_ms: int, max_concurrent: int) -> Iterator[tup
 
 
 async def _load(url: str, body: dict, want: tuple, clients: int, warmup_s: float, seconds: float,
-                max_requests: int) -> dict:
+                max_requests: int, cpu: Any) -> dict:
+    """Warm up (at least ``warmup_s`` and 4 answers per client: every worker process has compiled its graph),
+    then measure for ``seconds``; ``cpu()`` is sampled at both ends of the measured window."""
     import httpx
 
     latencies: list[float] = []
     errors: list[str] = []
-    t_start = time.perf_counter()
-    measure_from = t_start + warmup_s
-    stop_at = measure_from + seconds
     headers = {"Authorization": f"Bearer {TOKEN}"}
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(base_url=url, timeout=30.0, limits=limits, headers=headers) as client:
-        async def one_client() -> None:
-            while (now := time.perf_counter()) < stop_at and len(latencies) < max_requests:
-                t0 = time.perf_counter()
-                try:
-                    r = await client.post("/v1/diagnoses", json=body)
-                    ok = r.status_code == 200 and tuple(r.json().get(k) for k in ("outcome", "category", "route")) == want
-                    why = "" if ok else f"HTTP {r.status_code}: {r.text[:120]}"
-                except httpx.HTTPError as e:
-                    ok, why = False, f"{type(e).__name__}: {e}"[:160]
-                dt = time.perf_counter() - t0
-                if t0 >= measure_from:
-                    if ok:
-                        latencies.append(dt)
-                    else:
-                        errors.append(why)
+        async def one(record: bool) -> None:
+            t0 = time.perf_counter()
+            try:
+                r = await client.post("/v1/diagnoses", json=body)
+                got = tuple(r.json().get(k) for k in ("outcome", "category", "route")) if r.status_code == 200 else ()
+                why = "" if got == want else f"HTTP {r.status_code}: {r.text[:120]}"
+            except (httpx.HTTPError, ValueError) as e:
+                why = f"{type(e).__name__}: {e}"[:160]
+            if record:
+                (errors.append(why) if why else latencies.append(time.perf_counter() - t0))
 
-        t_measure = [0.0]
+        async def phase(until: float, min_per_client: int, record: bool) -> None:
+            async def loop() -> None:
+                n = 0
+                while (time.perf_counter() < until or n < min_per_client) and len(latencies) < max_requests:
+                    await one(record)
+                    n += 1
+            await asyncio.gather(*(loop() for _ in range(clients)))
 
-        async def mark() -> None:
-            await asyncio.sleep(warmup_s)
-            t_measure[0] = time.perf_counter()
-
-        await asyncio.gather(mark(), *(one_client() for _ in range(clients)))
-        wall = time.perf_counter() - (t_measure[0] or measure_from)
+        await phase(time.perf_counter() + warmup_s, 4, record=False)
+        c0, t0 = cpu(), time.perf_counter()
+        await phase(t0 + seconds, 0, record=True)
+        wall, c1 = time.perf_counter() - t0, cpu()
     n = len(latencies)
+    done = max(1, n + len(errors))
     return {"clients": clients, "answered": n, "errors": len(errors), "error_samples": errors[:5],
             "wall_s": wall, "rps": n / wall if wall > 0 else 0.0,
             "p50_s": percentile(latencies, 50), "p99_s": percentile(latencies, 99),
-            "max_s": max(latencies) if latencies else float("nan")}
+            "max_s": max(latencies) if latencies else float("nan"),
+            "cpu_ms_per_diagnosis": {k: (c1[k] - c0[k]) * 1000 / done for k in c0}}
 
 
 def run_load(clients: int = GOAL_CLIENTS, *, workers: int = 1, seconds: float = 10.0, warmup_s: float = 2.0,
              delay_ms: int = DELAY_MS, max_requests: int = 20000, max_concurrent: int = 64) -> dict:
-    """One load run; the figures plus each process's CPU seconds per answered diagnosis."""
+    """One load run: the figures plus each process's CPU milliseconds per answered diagnosis (measured window)."""
     from evals.scenarios import load_scenario
 
     sc = load_scenario(SCENARIO)
     body = sc.args.model_dump(exclude_none=True)
     want = sc.expected.verdict()
     with _processes(workers, delay_ms, max_concurrent) as (url, sim, srv):
-        cpu0 = (_tree_cpu_s(srv.pid), _cpu_s(sim.pid), _cpu_s(os.getpid()))
-        res = asyncio.run(_load(url, body, want, clients, warmup_s, seconds, max_requests))
-        cpu1 = (_tree_cpu_s(srv.pid), _cpu_s(sim.pid), _cpu_s(os.getpid()))
-    total = res["answered"] + res["errors"]
-    span = res["wall_s"] + warmup_s
-    done = max(1, total) * (span / max(res["wall_s"], 1e-9))  # diagnoses over the whole run, warm-up included
-    res["cpu_ms_per_diagnosis"] = {name: (b - a) * 1000 / done
-                                   for name, a, b in zip(("serve", "simulator", "load generator"), cpu0, cpu1)}
+        def cpu() -> dict[str, float]:
+            return {"serve": _tree_cpu_s(srv.pid), "simulator": _cpu_s(sim.pid), "load generator": _cpu_s(os.getpid())}
+
+        res = asyncio.run(_load(url, body, want, clients, warmup_s, seconds, max_requests, cpu))
     res["workers"], res["delay_ms"] = workers, delay_ms
     return res
 
@@ -220,17 +216,31 @@ def _limit_note(res: dict) -> str:
             f"latency floor: 3 dependent round trips × {res['delay_ms']} ms")
 
 
+WORKERS = max(1, min(2, os.cpu_count() or 1))  # one worker process per core: the graph holds the GIL
+
+
+def _loadavg() -> str:
+    try:
+        return "/".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
 def item_serve(ctx: Ctx) -> dict:
     seconds = 4.0 if ctx.quick else 10.0
-    ctx.echo(f"serve: {GOAL_CLIENTS} clients for {seconds:.0f} s against serve + simulator ({DELAY_MS} ms/request)")
-    res = run_load(GOAL_CLIENTS, seconds=seconds, warmup_s=1.5 if ctx.quick else 2.0)
+    ctx.echo(f"serve: {GOAL_CLIENTS} clients for {seconds:.0f} s against serve --workers {WORKERS} + simulator "
+             f"({DELAY_MS} ms/request)")
+    load_before = _loadavg()
+    res = run_load(GOAL_CLIENTS, workers=WORKERS, seconds=seconds, warmup_s=1.5 if ctx.quick else 2.0)
+    res["loadavg"] = f"{load_before} → {_loadavg()}"
     ok = res["rps"] >= GOAL_RPS and res["p99_s"] < GOAL_P99_S and res["errors"] == 0
     rows = [row(f"serve: ≥ {GOAL_RPS:.0f} diagnoses/s, p99 < {GOAL_P99_S:.0f} s, 0 errors at {GOAL_CLIENTS} clients "
                 f"({DELAY_MS} ms per Run:ai request)",
                 f"{res['rps']:.1f}/s, p50 {ms(res['p50_s'])}, p99 {ms(res['p99_s'])}, {res['errors']} errors "
-                f"({res['answered']} answers in {res['wall_s']:.1f} s)", judge(ok), _limit_note(res), **res)]
+                f"({res['answered']} answers in {res['wall_s']:.1f} s, serve --workers {WORKERS}, load average "
+                f"{res['loadavg']})", judge(ok), _limit_note(res), **res)]
     if not ctx.quick:
-        small = run_load(8, seconds=5.0, warmup_s=1.0)
+        small = run_load(8, workers=WORKERS, seconds=5.0, warmup_s=1.0)
         rows.append(row("serve at 8 clients (info)", f"{small['rps']:.1f}/s, p50 {ms(small['p50_s'])}, p99 "
                         f"{ms(small['p99_s'])}, {small['errors']} errors", INFO, _limit_note(small), **small))
     return {"rows": rows, "data": {"goal": {"rps": GOAL_RPS, "p99_s": GOAL_P99_S, "clients": GOAL_CLIENTS}}}
@@ -240,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.bench_serve", description=__doc__.split("\n\n")[0])
     ap.add_argument("--clients", type=int, default=GOAL_CLIENTS)
     ap.add_argument("--seconds", type=float, default=10.0)
-    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=WORKERS)
     ap.add_argument("--delay-ms", type=int, default=DELAY_MS)
     args = ap.parse_args(argv)
     res = run_load(args.clients, workers=args.workers, seconds=args.seconds, delay_ms=args.delay_ms)
