@@ -33,7 +33,10 @@ def stream(admitted: Admitted, metrics: Any) -> StreamingResponse:
     queue: asyncio.Queue[ToolCall | None] = asyncio.Queue()
 
     def on_call(call: ToolCall) -> None:  # called from the diagnosis thread
-        loop.call_soon_threadsafe(queue.put_nowait, call)
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, call)
+        except RuntimeError:  # the server is shutting down: nobody is listening any more
+            pass
 
     task = asyncio.ensure_future(admitted.result(on_call))  # starts now: its slot is freed even if no one reads
 

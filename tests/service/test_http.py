@@ -36,8 +36,8 @@ def test_diagnosis_is_exactly_the_failed_json_object(service, sim, scenarios, si
     assert r.headers["content-type"].startswith("application/json")
     got = r.json()
     assert (got["outcome"], got["category"], got["route"]) == sc.expected.verdict()
-    assert got == cli_object(sc, sim)
-    assert list(got) == list(cli_object(sc, sim))  # same fields, same order
+    want = cli_object(sc, sim)
+    assert got == want and list(got) == list(want)  # same fields, same values, same order
 
 
 def _events(resp: httpx.Response) -> list[tuple[str, dict]]:
@@ -167,6 +167,20 @@ def test_unreachable_run_ai_is_502_and_a_timeout_504_one_line_no_traceback(scena
             assert "timed out" in r.json()["detail"] and "Traceback" not in r.text
             text = httpx.get(f"{url}/metrics").text
             assert 'workload_diagnose_upstream_errors_total{kind="timeout"}' in text
+
+
+def test_a_diagnosis_over_its_deadline_is_504_and_frees_its_slot_when_done(scenarios):
+    sc = scenarios["core/oom-metrics"]
+    from evals.bench_serve import merged_world
+
+    with running_simulator(merged_world([sc]), delay_ms=250) as slow:
+        with live_service(config_for(slow, deadline_s=0.4, max_concurrent=1)) as url:
+            r = httpx.post(f"{url}/v1/diagnoses", json=body_of(sc), timeout=30)
+            assert r.status_code == 504 and "the diagnosis timed out (over 0.4 s)" in r.json()["detail"]
+            deadline = time.monotonic() + 10
+            while 'workload_diagnose_in_flight 0.0' not in httpx.get(f"{url}/metrics").text:
+                assert time.monotonic() < deadline, "the slot was never freed"
+                time.sleep(0.05)
 
 
 def test_service_account_credentials_refused_is_502_not_the_callers_401(sim, scenarios):

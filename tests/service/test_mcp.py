@@ -21,8 +21,7 @@ from agent.api import diagnose
 from tests.service.conftest import body_of
 from tests.service.live import free_port
 
-SCENARIOS = ["core/oom-metrics", "core/option-b-terminal", "core/image-pull-manifest", "core/route-preempted",
-             "core/mount-pvc"]
+SCENARIOS = ["core/oom-metrics", "core/option-b-terminal", "core/route-preempted"]  # diagnosed, Option B, routed
 EXE = [sys.executable, "-m", "agent.entrypoints.cli", "mcp"]
 
 
