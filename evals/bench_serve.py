@@ -4,9 +4,10 @@
 
 Three processes on this machine, as in production minus the network: the Run:ai simulator (``workload-diagnose
 simulate``, 50 ms injected per request), the service (``workload-diagnose serve``, real uvicorn, service-account
-auth with an API token) and the load generator (this process: asyncio + httpx, K clients each sending one
-``POST /v1/diagnoses`` after the other). Every answer must be 200 with the scenario's expected verdict, else it is
-an error. Reported: diagnoses/s, p50/p99 latency, errors, and what limits the figure (the CPU time of each
+auth with an API token, ``--workers 2``: one process per core, the graph holds the GIL) and the load generator
+(this process: K keep-alive HTTP/1.1 connections over asyncio streams, each sending one ``POST /v1/diagnoses``
+after the other; a few lines of its own so that its CPU stays out of the service's share). Every answer must be
+200 with the scenario's expected verdict, else it is an error. Reported: diagnoses/s, p50/p99 latency, errors, and what limits the figure (the CPU time of each
 process per diagnosis, from ``/proc``). Goal: ≥ 50 diagnoses/s with p99 < 1 s at 32 clients, 0 errors.
 Bounded: a warm-up of ``warmup_s`` then ``seconds`` of measurement (at most ``max_requests`` answers).
 """
@@ -147,40 +148,78 @@ def _processes(workers: int, delay_ms: int, max_concurrent: int) -> Iterator[tup
                 p.wait(5)
 
 
+class _Conn:
+    """One keep-alive HTTP/1.1 connection of the load generator: a few lines over asyncio streams, so the
+    generator's own CPU (it shares the 2 cores with the service) stays small. Answers are parsed strictly:
+    status line, headers, a Content-Length body."""
+
+    def __init__(self, host: str, port: int, request: bytes):
+        self.host, self.port, self.request = host, port, request
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def post(self) -> tuple[int, bytes]:
+        if self.writer is None or self.writer.is_closing():
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        self.writer.write(self.request)
+        head = await asyncio.wait_for(self.reader.readuntil(b"\r\n\r\n"), 30.0)
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
+        body = await asyncio.wait_for(self.reader.readexactly(int(headers.get("content-length", "0"))), 30.0)
+        if headers.get("connection", "").lower() == "close":
+            self.writer.close()
+        return status, body
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
 async def _load(url: str, body: dict, want: tuple, clients: int, warmup_s: float, seconds: float,
                 max_requests: int, cpu: Any) -> dict:
     """Warm up (at least ``warmup_s`` and 4 answers per client: every worker process has compiled its graph),
     then measure for ``seconds``; ``cpu()`` is sampled at both ends of the measured window."""
-    import httpx
+    from urllib.parse import urlsplit
 
     latencies: list[float] = []
     errors: list[str] = []
-    headers = {"Authorization": f"Bearer {TOKEN}"}
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(base_url=url, timeout=30.0, limits=limits, headers=headers) as client:
-        async def one(record: bool) -> None:
-            t0 = time.perf_counter()
-            try:
-                r = await client.post("/v1/diagnoses", json=body)
-                got = tuple(r.json().get(k) for k in ("outcome", "category", "route")) if r.status_code == 200 else ()
-                why = "" if got == want else f"HTTP {r.status_code}: {r.text[:120]}"
-            except (httpx.HTTPError, ValueError) as e:
-                why = f"{type(e).__name__}: {e}"[:160]
-            if record:
-                (errors.append(why) if why else latencies.append(time.perf_counter() - t0))
+    u = urlsplit(url)
+    payload = json.dumps(body).encode()
+    request = (f"POST /v1/diagnoses HTTP/1.1\r\nHost: {u.netloc}\r\nContent-Type: application/json\r\n"
+               f"Authorization: Bearer {TOKEN}\r\nContent-Length: {len(payload)}\r\n\r\n").encode() + payload
+    conns = [_Conn(u.hostname, u.port, request) for _ in range(clients)]
 
-        async def phase(until: float, min_per_client: int, record: bool) -> None:
-            async def loop() -> None:
-                n = 0
-                while (time.perf_counter() < until or n < min_per_client) and len(latencies) < max_requests:
-                    await one(record)
-                    n += 1
-            await asyncio.gather(*(loop() for _ in range(clients)))
+    async def one(conn: _Conn, record: bool) -> None:
+        t0 = time.perf_counter()
+        try:
+            status, raw = await conn.post()
+            got = json.loads(raw) if status == 200 else {}
+            verdict = tuple(got.get(k) for k in ("outcome", "category", "route")) if got else ()
+            why = "" if verdict == want else f"HTTP {status}: {raw[:120]!r}"
+        except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.TimeoutError) as e:
+            conn.close()
+            conn.writer = None
+            why = f"{type(e).__name__}: {e}"[:160]
+        if record:
+            (errors.append(why) if why else latencies.append(time.perf_counter() - t0))
 
+    async def phase(until: float, min_per_client: int, record: bool) -> None:
+        async def loop(conn: _Conn) -> None:
+            n = 0
+            while (time.perf_counter() < until or n < min_per_client) and len(latencies) < max_requests:
+                await one(conn, record)
+                n += 1
+        await asyncio.gather(*(loop(c) for c in conns))
+
+    try:
         await phase(time.perf_counter() + warmup_s, 4, record=False)
         c0, t0 = cpu(), time.perf_counter()
         await phase(t0 + seconds, 0, record=True)
         wall, c1 = time.perf_counter() - t0, cpu()
+    finally:
+        for c in conns:
+            c.close()
     n = len(latencies)
     done = max(1, n + len(errors))
     return {"clients": clients, "answered": n, "errors": len(errors), "error_samples": errors[:5],
