@@ -66,6 +66,15 @@ class Observed:
         return call
 
 
+def _tier2_progress(on_call: OnCall) -> Callable[[str], None]:
+    """Tier 2's Kubernetes reads are one step of the graph: one progress event (its calls are in the result)."""
+    def progress(message: str) -> None:
+        if message.startswith("kubectl"):
+            on_call(ToolCall(tool="kubernetes", request=message))
+
+    return progress
+
+
 class Runner:
     def __init__(self, config: ServiceConfig, upstream: Upstream, metrics: Metrics):
         self.config, self.upstream, self.metrics = config, upstream, metrics
@@ -87,11 +96,9 @@ class Runner:
     def run_sync(self, principal: Principal, req: DiagnosisRequest, on_call: OnCall | None) -> DiagnosisResult:
         client = self.upstream.source(principal.bearer)
         source = Observed(principal.guard(client), self.metrics, on_call)
-        progress = None
-        if on_call is not None:  # Tier 2's reads are one step; its calls are listed in the result
-            progress = lambda m: on_call(ToolCall(tool="kubernetes", request=m)) if m.startswith("kubectl") else None  # noqa: E731
         try:
-            return run_graph(req, source, self.upstream.kube, self.upstream.kube_unavailable, progress)
+            return run_graph(req, source, self.upstream.kube, self.upstream.kube_unavailable,
+                             _tier2_progress(on_call) if on_call is not None else None)
         except ApiAuthError as e:
             if principal.mode != "passthrough" and not isinstance(e, ScopeDenied) and http_status(e) == 401:
                 # the service's own credentials were refused: the caller's are not in question
@@ -130,6 +137,9 @@ class Admitted:
             raise  # a refusal, counted where it is answered
         except HANDLED as e:
             r.metrics.failures.labels(status=str(http_status(e))).inc()
+            raise
+        except Exception:
+            r.metrics.failures.labels(status="500").inc()
             raise
         r.metrics.diagnosed(res.outcome, res.category, time.perf_counter() - t0)
         return res
