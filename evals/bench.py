@@ -23,6 +23,10 @@ MISS, 1 only when the bench itself failed):
 7. ``hostile``       peak RSS (``os.wait4``) of the ``failed`` CLI against a server streaming a 4 GiB body (workload,
                      events; chunked and announced); < 200 MB, the client hangs up at the 16 MiB cap
                      (``evals.bench_hostile``).
+8. ``triage``        fleet triage of 2,000 failed workloads over 40 nodes at 20 ms per request (``evals.bench_triage``).
+9. ``serve``         K = 32 concurrent clients against ``workload-diagnose serve`` + the simulator (50 ms per request):
+                     diagnoses/s, p50/p99, errors, CPU per diagnosis of each process (``evals.bench_serve``);
+                     target ≥ 50 diagnoses/s with p99 < 1 s and 0 errors.
 
 Published LLM-loop agents take 27–139 s and $0.11–0.25 per investigation; the ratios are printed against that.
 """
@@ -45,6 +49,7 @@ from evals.bench_common import (DELAY_MS, ERROR, INFO, LLM_AGENT_DOLLARS, LLM_AG
                                  REPO, SKIP, Ctx, judge, ms, percentile, row)
 from evals.bench_hostile import item_hostile
 from evals.bench_process import item_cli_startup, item_memory
+from evals.bench_serve import item_serve
 from evals.bench_triage import item_triage
 
 __all__ = ["ITEMS", "main", "percentile"]
@@ -428,6 +433,7 @@ ITEMS: list[tuple[str, str, Callable[[Ctx], dict]]] = [
     ("memory", "6. Memory (peak RSS)", item_memory),
     ("hostile", "7. Hostile server: a 4 GiB body", item_hostile),
     ("triage", "8. Fleet triage (2,000 workloads)", item_triage),
+    ("serve", "9. HTTP service under load", item_serve),
 ]
 
 

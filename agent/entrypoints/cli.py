@@ -255,6 +255,12 @@ from agent.entrypoints.chat_cmd import ask, chat  # noqa: E402  (the chat assist
 
 app.command("chat", cls=Command)(chat)
 app.command("ask", cls=Command)(ask)
+from agent.entrypoints.serve_cmd import serve  # noqa: E402  (the HTTP service, issue 13)
+
+app.command("serve", cls=Command)(serve)
+from agent.entrypoints.mcp_cmd import mcp  # noqa: E402  (the MCP server, issue 13)
+
+app.command("mcp", cls=Command)(mcp)
 
 
 def main() -> None:  # console-script entry point (also `python -m agent.entrypoints.cli`: same name, same

@@ -145,7 +145,10 @@ class RunaiClient:
         ca_file: str | None = None,
         url_origin: str = "--runai-url",
         on_invocation: Callable[[Invocation, float], None] | None = None,
+        bearer_token: str | Callable[[bool], str] | None = None,
     ):
+        """``bearer_token`` replaces the client credentials: a caller's own Run:ai token (pass-through, so Run:ai's
+        RBAC decides), or ``fn(refresh) -> token``, a token cache shared by many clients (``refresh`` after a 401)."""
         if not base_url:
             raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
         self.base_url = check_base_url(base_url, url_origin)
@@ -169,6 +172,7 @@ class RunaiClient:
         self._on_invocation = on_invocation  # (invocation, elapsed ms) after each read, answered or not (-v)
         self._token: str | None = None
         self._token_error: BaseException | None = None  # a failed exchange is not repeated by the other threads
+        self._bearer = bearer_token
         self._token_lock = threading.Lock()
         self.injections: list[Any] = []  # guardrail findings from every body read (appended under a lock)
         self._inj_lock = threading.Lock()
@@ -217,6 +221,9 @@ class RunaiClient:
         """The bearer token, exchanged ONCE for all threads (a refresh on 401 is the one other exchange); when the
         exchange failed, every later caller gets the same failure at once instead of trying again."""
         with self._token_lock:
+            if self._bearer is not None:  # a given token: never the client credentials
+                self._token = self._bearer(refresh) if callable(self._bearer) else self._bearer
+                return {"Authorization": f"Bearer {self._token}"}
             if self._token_error is not None:
                 raise type(self._token_error)(str(self._token_error))
             if self._token is None or refresh:
@@ -227,8 +234,9 @@ class RunaiClient:
                     raise
             return {"Authorization": f"Bearer {self._token}"}
 
-    def ensure_token(self) -> None:
-        self._auth_header()
+    def ensure_token(self, refresh: bool = False) -> str:
+        """The bearer token reads send (exchanged for the client credentials once; again with ``refresh``)."""
+        return self._auth_header(refresh)["Authorization"].removeprefix("Bearer ")
 
     # ---------------------------------------------------------------- transport with retries
     def _send_once(self, method: str, path: str, **kw: Any) -> _Answer:

@@ -1,0 +1,35 @@
+"""``workload-diagnose mcp [--transport stdio|streamable-http] [--port 8081]``: the MCP server (issue 13).
+
+Tools ``diagnose_failed_workload`` and ``lifecycle_status`` (read-only; ``agent.service.mcp``). Run:ai settings
+as for ``failed`` (``RUNAI_BASE_URL``, ``RUNAI_CLIENT_ID``/``_SECRET``), Kubernetes from ``KUBECONFIG``. The
+streamable HTTP transport has no caller auth: it listens on 127.0.0.1 only (endpoint ``/mcp``).
+"""
+from __future__ import annotations
+
+import typer
+
+from agent.entrypoints.errors import EXIT_USAGE, fail
+
+
+def mcp(
+    transport: str = typer.Option("stdio", "--transport", help="stdio or streamable-http."),
+    port: int = typer.Option(8081, "--port", help="TCP port for streamable-http (on 127.0.0.1, path /mcp)."),
+) -> None:
+    """Serve the read-only diagnosis tools over the Model Context Protocol."""
+    if transport not in ("stdio", "streamable-http"):
+        fail(f"--transport must be stdio or streamable-http, not {transport!r}", EXIT_USAGE)
+    if not 0 < port < 65536:
+        fail(f"--port must be between 1 and 65535, not {port}", EXIT_USAGE)
+    from agent.service.config import ConfigError, ServiceConfig
+    from agent.service.mcp import build_server
+
+    try:
+        server = build_server(ServiceConfig.from_env())
+    except ConfigError as e:
+        fail(str(e), EXIT_USAGE)
+    if transport == "stdio":
+        server.run("stdio")
+    else:
+        typer.echo(f"workload-diagnose mcp: streamable HTTP on http://127.0.0.1:{port}/mcp (no caller auth: "
+                   "loopback only)", err=True)
+        server.run("streamable-http", host="127.0.0.1", port=port)

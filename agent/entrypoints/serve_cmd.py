@@ -1,0 +1,62 @@
+"""``workload-diagnose serve [--host 127.0.0.1] [--port 8080] [--workers N]``: the HTTP service (issue 13).
+
+Settings come from the environment (``agent.service.config``). Without auth (``WD_AUTH`` / API tokens) the
+server binds to loopback only, says so at start, and refuses a non-loopback ``--host``. Exit status: 2 for bad
+settings, before anything listens.
+"""
+from __future__ import annotations
+
+import ipaddress
+import sys
+
+import typer
+
+from agent.entrypoints.errors import EXIT_USAGE, fail
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (non-loopback needs auth configured)."),
+    port: int = typer.Option(8080, "--port", help="TCP port."),
+    workers: int = typer.Option(1, "--workers", help="Worker processes (each with its own Run:ai pool)."),
+) -> None:
+    """Serve the diagnosis over HTTP: POST /v1/diagnoses, /openapi.json, /healthz, /readyz, /metrics."""
+    from agent.service.config import ConfigError, ServiceConfig
+
+    if not 0 < port < 65536:
+        fail(f"--port must be between 1 and 65535, not {port}", EXIT_USAGE)
+    if workers < 1:
+        fail(f"--workers must be at least 1, not {workers}", EXIT_USAGE)
+    try:
+        config = ServiceConfig.from_env()
+    except ConfigError as e:
+        fail(str(e), EXIT_USAGE)
+    if not config.authenticated:
+        if not is_loopback(host):
+            fail(f"no auth is configured (WD_AUTH, WD_API_TOKENS_FILE): refusing to listen on {host}; configure "
+                 "API tokens or pass-through auth, or bind to 127.0.0.1", EXIT_USAGE)
+        typer.echo(f"workload-diagnose serve: no auth configured: listening on {host} (loopback) only", err=True)
+    else:
+        typer.echo(f"workload-diagnose serve: auth {config.auth}, listening on {host}:{port}", err=True)
+    if not config.runai_url:
+        typer.echo("workload-diagnose serve: RUNAI_BASE_URL is not set: /readyz answers 503", err=True)
+
+    import uvicorn
+
+    common = dict(host=host, port=port, log_level="warning", access_log=False, server_header=False,
+                  timeout_graceful_shutdown=10)
+    if workers == 1:
+        from agent.service.app import create_app
+
+        uvicorn.run(create_app(config), **common)
+    else:
+        uvicorn.run("agent.service.app:from_env", factory=True, workers=workers, **common)
+    sys.exit(0)

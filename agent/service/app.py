@@ -1,0 +1,82 @@
+"""``create_app(config)``: the FastAPI app of ``workload-diagnose serve``.
+
+One :class:`Service` per process (built in the lifespan): the Run:ai connection pool and token cache
+(``upstream``), the bounded runner, the metrics. Routes come from ``agent.service.routes.ROUTERS``.
+"""
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any
+
+import httpx
+from fastapi import FastAPI, Request, Security
+from fastapi.security import HTTPBearer
+
+from agent.service import errors
+from agent.service.auth import Principal, authenticate
+from agent.service.config import ServiceConfig
+from agent.service.limits import MAX_BODY_BYTES, BodySizeLimit
+from agent.service.metrics import Metrics
+from agent.service.routes import ROUTERS
+from agent.service.runner import Runner
+from agent.service.upstream import Upstream
+
+TITLE = "workload-diagnose"
+DESCRIPTION = ("Read-only, deterministic diagnosis of failed Run:ai GPU workloads. `POST /v1/diagnoses` answers "
+               "exactly the `workload-diagnose failed --json` object.")
+
+
+@dataclass
+class Service:
+    config: ServiceConfig
+    upstream: Upstream
+    runner: Runner
+    metrics: Metrics
+
+
+def _caller(config: ServiceConfig):
+    """The auth dependency: a bearer security requirement in the OpenAPI document unless auth is off."""
+    if not config.authenticated:
+        async def anonymous() -> Principal:
+            return authenticate(config, None)
+
+        return anonymous
+    bearer = HTTPBearer(auto_error=False, description="an API token (auth mode tokens) or your own Run:ai "
+                                                      "bearer token (auth mode passthrough)")
+
+    async def secured(request: Request, _creds: Any = Security(bearer)) -> Principal:
+        return authenticate(config, request.headers.get("authorization"))
+
+    return secured
+
+
+def create_app(config: ServiceConfig, *, transport: httpx.BaseTransport | None = None) -> FastAPI:
+    """``transport`` (tests) replaces the network under the shared Run:ai pool; the read-only guard stays."""
+    metrics = Metrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        upstream = Upstream(config, transport)
+        runner = Runner(config, upstream, metrics)
+        app.state.service = Service(config, upstream, runner, metrics)
+        try:
+            yield
+        finally:
+            runner.shutdown()
+            upstream.close()
+
+    app = FastAPI(title=TITLE, version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
+    errors.install(app, metrics)
+    caller = _caller(config)
+    for module in ROUTERS:
+        app.include_router(import_module(module).build(caller))
+    app.add_middleware(BodySizeLimit, limit=MAX_BODY_BYTES,
+                       on_reject=lambda reason: metrics.rejected.labels(reason=reason).inc())
+    return app
+
+
+def from_env() -> FastAPI:
+    """The app for ``uvicorn --factory`` (``serve --workers N`` starts one per worker process)."""
+    return create_app(ServiceConfig.from_env())

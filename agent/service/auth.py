@@ -1,0 +1,115 @@
+"""Who is calling, and what it may see: the one place the service's access policy is decided.
+
+* ``tokens``: a bearer API token from the configured list (compared by its SHA-256; the text is never kept),
+  scoped to clusters and projects. The service account reads Run:ai. A request outside the scope is refused
+  with 403 before any read when the request names it (cluster id; Option B's project), else right after the one
+  status read that tells the workload's project and cluster (:class:`ScopedSource`); the refusal says nothing
+  about the workload (the same words whether it exists elsewhere or not at all).
+* ``passthrough``: the caller's own Run:ai bearer token is used for every Run:ai read: Run:ai's RBAC decides.
+* ``none``: no caller identity (the server binds to loopback only; ``serve`` refuses anything else).
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+from typing import Any
+
+from agent.model.request import DiagnosisRequest
+from agent.service.config import ApiToken, ServiceConfig
+from tools.base import ToolResult, ToolStatus
+from tools.runai import ApiAuthError
+
+DENIED = "this API token may not read that workload"  # "may not read": 403 in agent.entrypoints.errors
+
+
+class Unauthenticated(Exception):
+    """No usable credentials on the request (401)."""
+
+
+class ScopeDenied(ApiAuthError):
+    """The caller's token does not cover the workload (403). The message never names the workload."""
+
+    def __init__(self) -> None:
+        super().__init__(DENIED)
+
+
+@dataclass(frozen=True)
+class Principal:
+    mode: str  # "tokens" | "passthrough" | "none"
+    token: ApiToken | None = None
+    bearer: str | None = None  # passthrough: the caller's Run:ai token (never logged, never stored)
+
+    @property
+    def name(self) -> str:
+        return self.token.name if self.token else self.mode
+
+    def check_request(self, req: DiagnosisRequest) -> None:
+        """Refuse, before any read, what the request itself shows to be outside the token's scope."""
+        if self.token is None:
+            return
+        if not self.token.allows_cluster(req.cluster_id):
+            raise ScopeDenied()
+        if req.project is not None and not self.token.allows_project(req.project):
+            raise ScopeDenied()
+
+    def guard(self, source: Any) -> Any:
+        """The Run:ai source this caller's diagnosis reads through."""
+        return source if self.token is None else ScopedSource(source, self.token)
+
+
+def _bearer(authorization: str | None) -> str | None:
+    if not authorization:
+        return None
+    scheme, _, value = authorization.strip().partition(" ")
+    value = value.strip()
+    return value if scheme.lower() == "bearer" and value and " " not in value else None
+
+
+def authenticate(config: ServiceConfig, authorization: str | None) -> Principal:
+    """The caller of one request, or :class:`Unauthenticated`."""
+    if config.auth == "none":
+        return Principal("none")
+    presented = _bearer(authorization)
+    if presented is None:
+        raise Unauthenticated("a bearer token is required (Authorization: Bearer …)")
+    if config.auth == "passthrough":
+        return Principal("passthrough", bearer=presented)
+    digest = hashlib.sha256(presented.encode("utf-8", "surrogatepass")).hexdigest()
+    for tok in config.tokens:  # compares digests, never the token's text
+        if hmac.compare_digest(tok.sha256, digest):
+            return Principal("tokens", token=tok)
+    raise Unauthenticated("the API token is not valid")
+
+
+class ScopedSource:
+    """A :class:`tools.runai.RunaiSource` that refuses a workload outside the token's clusters and projects as
+    soon as its status shows them; every other read passes through unchanged."""
+
+    def __init__(self, inner: Any, token: ApiToken):
+        self._inner = inner
+        self._token = token
+
+    @property
+    def injections(self) -> list[Any]:
+        return self._inner.injections
+
+    def list_workloads(self, *, name: str, cluster_id: str, project: str) -> ToolResult:
+        if not (self._token.allows_cluster(cluster_id) and self._token.allows_project(project)):
+            raise ScopeDenied()
+        return self._inner.list_workloads(name=name, cluster_id=cluster_id, project=project)
+
+    def get_workload_status(self, workload_id: str) -> ToolResult:
+        r = self._inner.get_workload_status(workload_id)
+        w = r.data.workload if r.ok and r.data is not None else None
+        if w is None:
+            # not found: a project-scoped token must not learn which ids exist in projects it cannot see
+            if r.status == ToolStatus.ABSENT and not self._token.all_projects:
+                raise ScopeDenied()
+            return r
+        if not (self._token.allows_cluster(w.clusterId) and self._token.allows_project(w.projectName)):
+            raise ScopeDenied()
+        return r
+
+    def __getattr__(self, name: str) -> Any:  # the other reads: only after an allowed status
+        return getattr(self._inner, name)

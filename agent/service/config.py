@@ -1,0 +1,158 @@
+"""The service's settings, read once at start from the environment (and the API token file it names).
+
+=========================  ==============================================================================
+variable                   meaning
+=========================  ==============================================================================
+RUNAI_BASE_URL             the Run:ai control plane (as for ``failed``)
+RUNAI_CLIENT_ID / _SECRET  the service account (auth mode ``tokens``; ``none`` uses it too)
+WD_AUTH                    ``tokens`` (API tokens, the service account reads), ``passthrough`` (the caller's
+                           own Run:ai bearer token is used for every read) or ``none`` (loopback only);
+                           default: ``tokens`` when tokens are configured, else ``none``
+WD_API_TOKENS_FILE         a JSON or YAML file ``{"tokens": [{"name", "sha256", "clusters", "projects"}]}``:
+                           each token stored as the SHA-256 of its text (``printf %s TOKEN | sha256sum``),
+                           scoped to cluster ids and project names (``["*"]`` = all)
+WD_API_TOKENS              the same document inline (JSON)
+WD_MAX_CONCURRENT          diagnoses at once per process (default 32); one more is answered 429
+WD_UPSTREAM_TIMEOUT_S      timeout of every Run:ai request (default 10)
+WD_DIAGNOSIS_DEADLINE_S    a diagnosis that takes longer is answered 504 (default 60)
+WD_READY_TTL_S             how long ``/readyz``'s Run:ai check is cached (default 5)
+WD_KUBE                    ``auto`` (``KUBECONFIG``, else the in-cluster service account) or ``off``
+=========================  ==============================================================================
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Mapping
+
+AuthMode = Literal["tokens", "passthrough", "none"]
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class ConfigError(ValueError):
+    """The service cannot start with these settings (one line, said at start)."""
+
+
+@dataclass(frozen=True)
+class ApiToken:
+    name: str
+    sha256: str  # hex digest of the token's text; the text itself is never kept
+    clusters: frozenset[str]  # cluster ids (lower case) or {"*"}
+    projects: frozenset[str]  # project names or {"*"}
+
+    def allows_cluster(self, cluster_id: str | None) -> bool:
+        return "*" in self.clusters or (cluster_id or "").lower() in self.clusters
+
+    def allows_project(self, project: str | None) -> bool:
+        return "*" in self.projects or (project is not None and project in self.projects)
+
+    @property
+    def all_projects(self) -> bool:
+        return "*" in self.projects
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    runai_url: str | None = None
+    client_id: str | None = None
+    client_secret: str | None = None
+    auth: AuthMode = "none"
+    tokens: tuple[ApiToken, ...] = ()
+    max_concurrent: int = 32
+    upstream_timeout_s: float = 10.0
+    deadline_s: float = 60.0
+    ready_ttl_s: float = 5.0
+    kube: Literal["auto", "off"] = "auto"
+    kubeconfig: str | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "ServiceConfig":
+        env = os.environ if environ is None else environ
+        tokens = _tokens(env)
+        auth = (env.get("WD_AUTH") or ("tokens" if tokens else "none")).strip().lower()
+        if auth not in ("tokens", "passthrough", "none"):
+            raise ConfigError(f"WD_AUTH must be tokens, passthrough or none, not {auth!r}")
+        if auth == "tokens" and not tokens:
+            raise ConfigError("WD_AUTH=tokens needs API tokens (WD_API_TOKENS_FILE or WD_API_TOKENS)")
+        kube = (env.get("WD_KUBE") or "auto").strip().lower()
+        if kube not in ("auto", "off"):
+            raise ConfigError(f"WD_KUBE must be auto or off, not {kube!r}")
+        return cls(runai_url=env.get("RUNAI_BASE_URL") or None, client_id=env.get("RUNAI_CLIENT_ID"),
+                   client_secret=env.get("RUNAI_CLIENT_SECRET"), auth=auth, tokens=tokens,  # type: ignore[arg-type]
+                   max_concurrent=_num(env, "WD_MAX_CONCURRENT", 32, int),
+                   upstream_timeout_s=_num(env, "WD_UPSTREAM_TIMEOUT_S", 10.0, float),
+                   deadline_s=_num(env, "WD_DIAGNOSIS_DEADLINE_S", 60.0, float),
+                   ready_ttl_s=_num(env, "WD_READY_TTL_S", 5.0, float),
+                   kube=kube, kubeconfig=env.get("KUBECONFIG") or None)  # type: ignore[arg-type]
+
+    @property
+    def authenticated(self) -> bool:
+        return self.auth != "none"
+
+
+def _num(env: Mapping[str, str], name: str, default, kind):
+    raw = env.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, not {raw!r}") from None
+    if value <= 0:
+        raise ConfigError(f"{name} must be greater than 0, not {raw!r}")
+    return value
+
+
+def _tokens(env: Mapping[str, str]) -> tuple[ApiToken, ...]:
+    path, inline = env.get("WD_API_TOKENS_FILE"), env.get("WD_API_TOKENS")
+    if path and inline:
+        raise ConfigError("set WD_API_TOKENS_FILE or WD_API_TOKENS, not both")
+    if not (path or inline):
+        return ()
+    where = path or "WD_API_TOKENS"
+    try:
+        text = Path(path).read_text() if path else inline
+    except OSError as e:
+        raise ConfigError(f"cannot read the API token file {path}: {e.strerror}") from None
+    try:
+        if path and not path.endswith(".json"):
+            import yaml
+
+            doc = yaml.safe_load(text)
+        else:
+            doc = json.loads(text or "")
+    except Exception as e:  # noqa: BLE001  (YAML or JSON: one line, never the text, which holds hashes only)
+        raise ConfigError(f"{where} is not valid {'YAML' if path and not path.endswith('.json') else 'JSON'} "
+                          f"({type(e).__name__})") from None
+    return parse_tokens(doc, where)
+
+
+def parse_tokens(doc: object, where: str = "the token document") -> tuple[ApiToken, ...]:
+    entries = doc.get("tokens") if isinstance(doc, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise ConfigError(f"{where} has no 'tokens' list")
+    out: list[ApiToken] = []
+    seen: set[str] = set()
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict):
+            raise ConfigError(f"{where}: tokens[{i}] is not a mapping")
+        name, digest = e.get("name"), str(e.get("sha256") or "").strip().lower()
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"{where}: tokens[{i}] has no name")
+        if not _HEX64.match(digest):
+            raise ConfigError(f"{where}: token {name!r} needs 'sha256', the hex SHA-256 of the token (the token "
+                              "itself is never stored)")
+        if digest in seen:
+            raise ConfigError(f"{where}: token {name!r} repeats another token's hash")
+        seen.add(digest)
+        scopes = {}
+        for key in ("clusters", "projects"):
+            val = e.get(key)
+            if not isinstance(val, list) or not val or not all(isinstance(v, str) and v for v in val):
+                raise ConfigError(f"{where}: token {name!r} needs '{key}', a non-empty list (['*'] for all)")
+            scopes[key] = frozenset(v.lower() if key == "clusters" else v for v in val)
+        out.append(ApiToken(name=name, sha256=digest, **scopes))
+    return tuple(out)

@@ -1,0 +1,101 @@
+"""What one caller can make the service do: request body size (413) and concurrent diagnoses (429).
+
+Both are decided before a diagnosis starts, so a rejected request makes no Run:ai read.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any, Awaitable, Callable
+
+MAX_BODY_BYTES = 64 * 1024
+RETRY_AFTER_S = 1
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict]]
+Send = Callable[[dict], Awaitable[None]]
+
+
+class _TooLarge(BaseException):
+    """Raised from ``receive``: a BaseException, so the framework's body parser (which turns any Exception into
+    a 400) lets it through to this middleware."""
+
+
+class BodySizeLimit:
+    """ASGI middleware: a body over ``limit`` bytes is answered 413 (by its Content-Length before it is read, or
+    as soon as the streamed body passes the limit), never handed to the app."""
+
+    def __init__(self, app: Callable, limit: int = MAX_BODY_BYTES, on_reject: Callable[[str], None] | None = None):
+        self.app = app
+        self.limit = limit
+        self.on_reject = on_reject
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None:
+            try:
+                too_big = int(declared) > self.limit
+            except ValueError:
+                too_big = False  # the server rejects a malformed Content-Length itself
+            if too_big:
+                return await self._reject(send)
+        seen = 0
+        started = False
+
+        async def limited_receive() -> dict:
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body") or b"")
+                if seen > self.limit:
+                    raise _TooLarge()
+            return msg
+
+        async def tracking_send(msg: dict) -> None:
+            nonlocal started
+            if msg["type"] == "http.response.start":
+                started = True
+            await send(msg)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _TooLarge:
+            if not started:
+                await self._reject(send)
+
+    async def _reject(self, send: Send) -> None:
+        if self.on_reject:
+            self.on_reject("body_too_large")
+        body = json.dumps({"detail": f"the request body is larger than {self.limit // 1024} KiB"}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
+
+
+class ConcurrencyLimiter:
+    """At most ``limit`` diagnoses at once in this process. ``try_acquire`` never waits: a full limiter is a 429
+    with ``Retry-After``. A slot is released when its diagnosis has really finished (not when the caller gave
+    up), so the thread pool never holds more than ``limit`` diagnoses."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._in_use = 0
+        self._lock = threading.Lock()
+
+    def try_acquire(self) -> bool:
+        with self._lock:
+            if self._in_use >= self.limit:
+                return False
+            self._in_use += 1
+            return True
+
+    def release(self) -> None:
+        with self._lock:
+            self._in_use = max(0, self._in_use - 1)
+
+    @property
+    def in_use(self) -> int:
+        return self._in_use

@@ -1,0 +1,41 @@
+"""Prometheus metrics of one service process (``GET /metrics``), in a registry of the app's own.
+
+* ``workload_diagnose_diagnoses_total{outcome,category}``  diagnoses answered (category ``none`` unless diagnosed)
+* ``workload_diagnose_diagnosis_seconds``                   latency of a diagnosis (histogram)
+* ``workload_diagnose_upstream_errors_total{kind}``        Run:ai reads that failed (timeout, unreachable, …)
+* ``workload_diagnose_rejected_total{reason}``             requests refused before any read (413/422/401/403/429)
+* ``workload_diagnose_failures_total{status}``             diagnoses that ended in an error status (502/504/…)
+* ``workload_diagnose_in_flight``                          diagnoses running now
+
+With ``serve --workers N`` each worker process has its own figures (run one worker per replica when scraping).
+"""
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST  # noqa: F401  (re-exported for the route)
+
+BUCKETS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        p = "workload_diagnose_"
+        self.diagnoses = Counter(p + "diagnoses", "Diagnoses answered, by outcome and category",
+                                 ["outcome", "category"], registry=self.registry)
+        self.latency = Histogram(p + "diagnosis_seconds", "Time to answer one diagnosis", buckets=BUCKETS,
+                                 registry=self.registry)
+        self.upstream_errors = Counter(p + "upstream_errors", "Run:ai reads that failed, by kind", ["kind"],
+                                       registry=self.registry)
+        self.rejected = Counter(p + "rejected", "Requests refused before any read, by reason", ["reason"],
+                                registry=self.registry)
+        self.failures = Counter(p + "failures", "Diagnoses that ended without a result, by HTTP status",
+                                ["status"], registry=self.registry)
+        self.in_flight = Gauge(p + "in_flight", "Diagnoses running now", registry=self.registry)
+
+    def diagnosed(self, outcome: str, category: str | None, seconds: float) -> None:
+        self.diagnoses.labels(outcome=outcome, category=category or "none").inc()
+        self.latency.observe(seconds)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,10 @@
+"""The service's routes, one module each. ``ROUTERS`` is the one list ``agent.service.app`` includes: a new
+endpoint (e.g. the chat endpoint) is a module here with ``build(caller) -> APIRouter`` and one line below.
+``caller`` is the app's auth dependency (it yields the request's :class:`agent.service.auth.Principal`; it is
+an OpenAPI security requirement only when auth is configured)."""
+from __future__ import annotations
+
+ROUTERS: tuple[str, ...] = (
+    "agent.service.routes.health",  # GET /healthz, /readyz, /metrics
+    "agent.service.routes.diagnoses",  # POST /v1/diagnoses
+)

@@ -1,0 +1,145 @@
+"""One diagnosis for the service: admitted (scope, concurrency) before any read, then run in the bounded thread
+pool (the graph is synchronous) under a deadline, through ``agent.api.run_graph``.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+from agent.api import run_graph
+from agent.entrypoints.errors import HANDLED, http_status
+from agent.model.request import DiagnosisRequest
+from agent.model.result import DiagnosisResult, ToolCall
+from agent.service.auth import Principal, ScopeDenied
+from agent.service.config import ServiceConfig
+from agent.service.limits import ConcurrencyLimiter
+from agent.service.metrics import Metrics
+from agent.service.upstream import Upstream
+from tools.base import ErrorKind
+from tools.runai import ApiAuthError, ApiUnavailable
+
+SKILL_READS = frozenset({"list_workloads", "get_workload_status", "get_workload_spec", "get_workload_pods",
+                         "get_workload_history", "get_workload_metrics"})
+OnCall = Callable[[ToolCall], None]
+
+
+class Busy(Exception):
+    """The concurrency limit is full (429 + Retry-After); nothing was read."""
+
+
+class DeadlineExceeded(ApiUnavailable):
+    """The diagnosis did not finish in time (504: the wording is the errors table's timeout rule)."""
+
+
+class Observed:
+    """A Run:ai source that reports each tool call as it completes (SSE progress) and counts failed reads."""
+
+    def __init__(self, inner: Any, metrics: Metrics, on_call: OnCall | None):
+        self._inner, self._metrics, self._on_call = inner, metrics, on_call
+
+    @property
+    def injections(self) -> list[Any]:
+        return self._inner.injections
+
+    def __getattr__(self, name: str) -> Any:
+        fn = getattr(self._inner, name)
+        if name not in SKILL_READS:
+            return fn
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                result = fn(*args, **kwargs)
+            except ScopeDenied:
+                raise
+            except (ApiUnavailable, ApiAuthError):  # the token exchange failed inside the read
+                self._metrics.upstream_errors.labels(kind="token").inc()
+                raise
+            if result.error is not None and result.error.kind != ErrorKind.NOT_FOUND:
+                self._metrics.upstream_errors.labels(kind=str(result.error.kind.value)).inc()
+            if self._on_call is not None:
+                for inv in result.invocations:
+                    self._on_call(ToolCall(tool=result.tool, request=inv.describe(), status=inv.status_code))
+            return result
+
+        return call
+
+
+def _tier2_progress(on_call: OnCall) -> Callable[[str], None]:
+    """Tier 2's Kubernetes reads are one step of the graph: one progress event (its calls are in the result)."""
+    def progress(message: str) -> None:
+        if message.startswith("kubectl"):
+            on_call(ToolCall(tool="kubernetes", request=message))
+
+    return progress
+
+
+class Runner:
+    def __init__(self, config: ServiceConfig, upstream: Upstream, metrics: Metrics):
+        self.config, self.upstream, self.metrics = config, upstream, metrics
+        self.limiter = ConcurrencyLimiter(config.max_concurrent)
+        self.pool = ThreadPoolExecutor(max_workers=config.max_concurrent, thread_name_prefix="diagnosis")
+
+    def admit(self, principal: Principal, req: DiagnosisRequest) -> "Admitted":
+        """Refuse before any read: out of the token's scope (403), or no free slot (429)."""
+        principal.check_request(req)
+        if not self.limiter.try_acquire():
+            raise Busy()
+        self.metrics.in_flight.inc()
+        return Admitted(self, principal, req)
+
+    def _release(self) -> None:
+        self.metrics.in_flight.dec()
+        self.limiter.release()
+
+    def run_sync(self, principal: Principal, req: DiagnosisRequest, on_call: OnCall | None) -> DiagnosisResult:
+        client = self.upstream.source(principal.bearer)
+        source = Observed(principal.guard(client), self.metrics, on_call)
+        try:
+            return run_graph(req, source, self.upstream.kube, self.upstream.kube_unavailable,
+                             _tier2_progress(on_call) if on_call is not None else None)
+        except ApiAuthError as e:
+            if principal.mode != "passthrough" and not isinstance(e, ScopeDenied) and http_status(e) == 401:
+                # the service's own credentials were refused: the caller's are not in question
+                raise ApiUnavailable("the Run:ai API refused the service account's credentials") from e
+            raise
+        finally:
+            client.close()
+
+    def shutdown(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+class Admitted:
+    """A diagnosis holding a slot; the slot is freed when its thread has finished, whatever the caller does."""
+
+    def __init__(self, runner: Runner, principal: Principal, req: DiagnosisRequest):
+        self.runner, self.principal, self.req = runner, principal, req
+
+    async def result(self, on_call: OnCall | None = None) -> DiagnosisResult:
+        r = self.runner
+        t0 = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        try:
+            fut = loop.run_in_executor(r.pool, r.run_sync, self.principal, self.req, on_call)
+        except BaseException:
+            r._release()
+            raise
+        fut.add_done_callback(lambda _f: r._release())
+        try:
+            res = await asyncio.wait_for(asyncio.shield(fut), r.config.deadline_s)
+        except asyncio.TimeoutError:
+            e = DeadlineExceeded(f"the diagnosis timed out (over {r.config.deadline_s:g} s)")
+            r.metrics.failures.labels(status=str(http_status(e))).inc()
+            raise e from None
+        except ScopeDenied:
+            raise  # a refusal, counted where it is answered
+        except HANDLED as e:
+            r.metrics.failures.labels(status=str(http_status(e))).inc()
+            raise
+        except Exception:
+            r.metrics.failures.labels(status="500").inc()
+            raise
+        r.metrics.diagnosed(res.outcome, res.category, time.perf_counter() - t0)
+        return res

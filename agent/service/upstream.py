@@ -1,0 +1,138 @@
+"""Run:ai (and Kubernetes) for the whole process: one connection pool, one token cache, one readiness check.
+
+Every diagnosis gets its own :class:`tools.runai.RunaiClient` (its tool calls and guardrail findings are its own)
+over the process's shared, read-only transport (:mod:`tools.transport` still checks every request), so
+connections are reused across requests and the service account's token is exchanged once, not per request.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from agent.service.config import ServiceConfig
+from tools.runai import ApiAuthError, ApiUnavailable, RunaiClient
+from tools.transport import make_client
+
+IN_CLUSTER_SA = Path("/var/run/secrets/kubernetes.io/serviceaccount")
+KUBE_OFF = "Tier 2 is off for this service (WD_KUBE=off)"
+POOL = httpx.Limits(max_connections=512, max_keepalive_connections=256, keepalive_expiry=30.0)
+
+
+class _Shared(httpx.BaseTransport):
+    """The process's connection pool; a per-request client's ``close()`` leaves it open."""
+
+    def __init__(self, inner: httpx.BaseTransport):
+        self.inner = inner
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        pass
+
+
+class TokenCache:
+    """The service account's Run:ai token, shared by every request: ``fn(refresh) -> token``. After a 401 many
+    requests ask for a refresh at once; the token is exchanged once for them all."""
+
+    MIN_REFRESH_S = 1.0
+
+    def __init__(self, client: RunaiClient):
+        self._client = client
+        self._lock = threading.Lock()
+        self._refreshed_at = float("-inf")
+
+    def __call__(self, refresh: bool = False) -> str:
+        if refresh:
+            with self._lock:
+                if time.monotonic() - self._refreshed_at >= self.MIN_REFRESH_S:
+                    self._client.ensure_token(refresh=True)
+                    self._refreshed_at = time.monotonic()
+        return self._client.ensure_token()
+
+
+class Upstream:
+    def __init__(self, config: ServiceConfig, transport: httpx.BaseTransport | None = None):
+        self.config = config
+        self.url = config.runai_url or "http://runai-url-not-configured.invalid"
+        self._transport = _Shared(transport or httpx.HTTPTransport(retries=0, limits=POOL))
+        self.tokens: TokenCache | None = None
+        if config.auth != "passthrough":
+            self.tokens = TokenCache(RunaiClient(self.url, config.client_id, config.client_secret,
+                                                 timeout=config.upstream_timeout_s, transport=self._transport))
+        self._ready: tuple[float, bool, str] | None = None
+        self._ready_lock = threading.Lock()
+        self.kube, self.kube_unavailable = make_service_kube(config)
+
+    def source(self, bearer: str | None = None) -> RunaiClient:
+        """A Run:ai source for one diagnosis: the caller's token (pass-through) or the service account's."""
+        token = bearer if self.config.auth == "passthrough" else self.tokens
+        return RunaiClient(self.url, None, None, bearer_token=token, timeout=self.config.upstream_timeout_s,
+                           transport=self._transport)
+
+    # ------------------------------------------------------------------ readiness
+    def ready(self) -> tuple[bool, str]:
+        """Whether Run:ai answers, checked for real (a token exchange with the service account; in
+        pass-through, an unauthenticated GET that any answer but a 5xx proves reachable), cached briefly."""
+        with self._ready_lock:
+            now = time.monotonic()
+            if self._ready is not None and now - self._ready[0] < self.config.ready_ttl_s:
+                return self._ready[1], self._ready[2]
+            ok, detail = self._check()
+            self._ready = (time.monotonic(), ok, detail)
+            return ok, detail
+
+    def _check(self) -> tuple[bool, str]:
+        if not self.config.runai_url:
+            return False, "RUNAI_BASE_URL is not set"
+        if self.tokens is not None:
+            try:
+                self.tokens(refresh=True)
+            except ApiAuthError:
+                return False, "the Run:ai API refused the service account's credentials"
+            except ApiUnavailable as e:
+                return False, str(e)
+            return True, "the Run:ai token exchange succeeded"
+        client = make_client(self.url, timeout=min(self.config.upstream_timeout_s, 5.0), transport=self._transport)
+        try:
+            r = client.get("/api/v1/workloads", params={"limit": "1"})
+        except httpx.HTTPError as e:
+            return False, f"cannot reach the Run:ai API: {type(e).__name__}"
+        finally:
+            client.close()
+        if r.status_code >= 500:
+            return False, f"the Run:ai API answered HTTP {r.status_code}"
+        return True, f"the Run:ai API answered HTTP {r.status_code}"
+
+    def close(self) -> None:
+        self._transport.inner.close()
+        if self.kube is not None:
+            self.kube.close()
+
+
+def make_service_kube(config: ServiceConfig) -> tuple[Any, str | None]:
+    """Tier 2 for the service: ``KUBECONFIG``, else the pod's own service account (in the cluster), else none."""
+    if config.kube == "off":
+        return None, KUBE_OFF
+    from agent.entrypoints.settings import Settings, make_kube
+
+    if config.kubeconfig or not (IN_CLUSTER_SA / "token").is_file():
+        return make_kube(config.kubeconfig, True, Settings(kubeconfig=config.kubeconfig))
+    try:
+        from kubernetes import client
+        from kubernetes.config import incluster_config
+
+        from tools.kube import KubeReader
+
+        cfg = client.Configuration()
+        incluster_config.InClusterConfigLoader(token_filename=str(IN_CLUSTER_SA / "token"),
+                                               cert_filename=str(IN_CLUSTER_SA / "ca.crt")).load_and_set(cfg)
+        return KubeReader(client.ApiClient(cfg)), None
+    except Exception as e:  # noqa: BLE001  (an unusable in-cluster config is a limitation, not a crash)
+        host = os.environ.get("KUBERNETES_SERVICE_HOST", "?")
+        return None, f"the in-cluster service account could not be used for {host} ({type(e).__name__})"
