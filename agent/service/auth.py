@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from agent.model.request import DiagnosisRequest
@@ -99,8 +100,8 @@ class ScopedSource:
             raise ScopeDenied()
         return self._inner.list_workloads(name=name, cluster_id=cluster_id, project=project)
 
-    def get_workload_status(self, workload_id: str) -> ToolResult:
-        r = self._inner.get_workload_status(workload_id)
+    def get_workload_status(self, workload_id: str, *, cutoff: datetime | None = None) -> ToolResult:
+        r = self._inner.get_workload_status(workload_id, cutoff=cutoff)
         w = r.data.workload if r.ok and r.data is not None else None
         if w is None:
             # not found: a project-scoped token must not learn which ids exist in projects it cannot see
