@@ -5,13 +5,14 @@ One :class:`Service` per process (built in the lifespan): the Run:ai connection 
 """
 from __future__ import annotations
 
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+import threading
+from contextlib import ExitStack, asynccontextmanager
+from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
 import httpx
-from fastapi import FastAPI, Request, Security
+from fastapi import FastAPI, HTTPException, Request, Security
 from fastapi.security import HTTPBearer
 
 from agent.service import errors
@@ -34,6 +35,32 @@ class Service:
     upstream: Upstream
     runner: Runner
     metrics: Metrics
+    _chat: Any = None  # the chat store's checkpointer, opened on the first chat turn (agent.chat.store)
+    _chat_exit: Any = None
+    _chat_lock: Any = field(default_factory=threading.Lock)
+
+    def chat_store(self) -> Any:
+        """The one checkpointer of this process (PostgreSQL with ``WD_CHAT_POSTGRES_DSN``, so replicas share
+        threads; else ``WD_CHAT_STORE`` / the state directory's SQLite file). 503 when it cannot be opened."""
+        with self._chat_lock:
+            if self._chat is None:
+                from agent.chat.store import open_checkpointer
+                from tools.runai import InvalidInput
+
+                stack = ExitStack()
+                try:
+                    self._chat = stack.enter_context(open_checkpointer(None))
+                except InvalidInput as e:
+                    stack.close()
+                    raise HTTPException(503, f"the chat store is unavailable: {e}") from None
+                self._chat_exit = stack
+            return self._chat
+
+    def close(self) -> None:
+        with self._chat_lock:
+            if self._chat_exit is not None:
+                self._chat_exit.close()
+                self._chat = self._chat_exit = None
 
 
 def _caller(config: ServiceConfig):
@@ -60,11 +87,12 @@ def create_app(config: ServiceConfig, *, transport: httpx.BaseTransport | None =
     async def lifespan(app: FastAPI):
         upstream = Upstream(config, transport)
         runner = Runner(config, upstream, metrics)
-        app.state.service = Service(config, upstream, runner, metrics)
+        app.state.service = service = Service(config, upstream, runner, metrics)
         try:
             yield
         finally:
             runner.shutdown()
+            service.close()
             upstream.close()
 
     app = FastAPI(title=TITLE, version="0.1.0", description=DESCRIPTION, lifespan=lifespan)

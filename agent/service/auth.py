@@ -100,6 +100,16 @@ class ScopedSource:
             raise ScopeDenied()
         return self._inner.list_workloads(name=name, cluster_id=cluster_id, project=project)
 
+    def list_clusters(self) -> ToolResult:
+        """The clusters the inner source lists, only those the token may see (the chat resolves a cluster NAME
+        among them: a name outside the scope is unknown to this caller)."""
+        from tools.runai.clusters import list_clusters
+
+        r = list_clusters(self._inner)
+        if r.ok and isinstance(r.data, list):
+            r.data = [c for c in r.data if self._token.allows_cluster(c.uuid)]
+        return r
+
     def get_workload_status(self, workload_id: str, *, cutoff: datetime | None = None) -> ToolResult:
         r = self._inner.get_workload_status(workload_id, cutoff=cutoff)
         w = r.data.workload if r.ok and r.data is not None else None

@@ -107,6 +107,26 @@ class Runner:
         finally:
             client.close()
 
+    async def call(self, fn: Callable[[], Any]) -> Any:
+        """``fn()`` in the bounded pool under the same concurrency limit (429 when full) and deadline (504) as a
+        diagnosis: the chat endpoint's turns, which may diagnose, share the service's capacity."""
+        if not self.limiter.try_acquire():
+            raise Busy()
+        self.metrics.in_flight.inc()
+        loop = asyncio.get_running_loop()
+        try:
+            fut = loop.run_in_executor(self.pool, fn)
+        except BaseException:
+            self._release()
+            raise
+        fut.add_done_callback(lambda _f: self._release())
+        try:
+            return await asyncio.wait_for(asyncio.shield(fut), self.config.deadline_s)
+        except asyncio.TimeoutError:
+            e = DeadlineExceeded(f"the chat turn timed out (over {self.config.deadline_s:g} s)")
+            self.metrics.failures.labels(status=str(http_status(e))).inc()
+            raise e from None
+
     def shutdown(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
 

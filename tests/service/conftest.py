@@ -8,6 +8,20 @@ from evals.simulator import running_simulator
 from tests.service.live import config_for, live_service
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _chat_store_in_tmp(tmp_path_factory):
+    """Chat turns the service tests make (the schemathesis run included) never write the user's state directory."""
+    import os
+
+    old = os.environ.get("WD_CHAT_STORE")
+    os.environ["WD_CHAT_STORE"] = str(tmp_path_factory.mktemp("chat") / "chat.sqlite")
+    yield
+    if old is None:
+        os.environ.pop("WD_CHAT_STORE", None)
+    else:
+        os.environ["WD_CHAT_STORE"] = old
+
+
 @pytest.fixture(scope="module")
 def scenarios():
     return {sc.id: sc for sc in http_scenarios()}

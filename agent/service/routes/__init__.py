@@ -7,4 +7,5 @@ from __future__ import annotations
 ROUTERS: tuple[str, ...] = (
     "agent.service.routes.health",  # GET /healthz, /readyz, /metrics
     "agent.service.routes.diagnoses",  # POST /v1/diagnoses
+    "agent.service.routes.chat",  # POST /v1/chat/{thread_id}/messages
 )

@@ -1,0 +1,133 @@
+"""``POST /v1/chat/{thread_id}/messages``: the ``ask --json`` object over HTTP, threads owned by their caller, and
+one conversation served by two replicas that share a real PostgreSQL chat store (``WD_CHAT_POSTGRES_DSN``)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from agent.api import diagnose
+from tests.service.conftest import clear, reads
+from tests.service.live import config_for, free_port, live_service, tokens
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _terminal(scenarios):
+    """A scenario asked by workload id whose answer is a diagnosis (not a question back)."""
+    for sc in scenarios.values():
+        if sc.args.workload_id and sc.expected.outcome == "diagnosed":
+            return sc
+    pytest.skip("no diagnosed Option A scenario among the HTTP scenarios")
+
+
+def _post(url: str, thread: str, message: str, headers: dict | None = None) -> httpx.Response:
+    return httpx.post(f"{url}/v1/chat/{thread}/messages", json={"message": message}, headers=headers or {},
+                      timeout=60)
+
+
+def test_chat_asks_for_the_cluster_then_answers_with_the_failed_json_object(sim, scenarios, tmp_path, monkeypatch):
+    monkeypatch.setenv("WD_CHAT_STORE", str(tmp_path / "chat.sqlite"))
+    monkeypatch.delenv("WD_CHAT_POSTGRES_DSN", raising=False)
+    sc = _terminal(scenarios)
+    with live_service(config_for(sim)) as url:
+        clear(sim)
+        r = _post(url, "t-1", f"why did my workload {sc.args.workload_id} fail?")
+        assert r.status_code == 200, r.text
+        first = r.json()
+        assert first["thread_id"] == "t-1" and first["needs_input"] is True and first["diagnosis"] is None
+        assert first["missing"] == ["cluster_id"]
+        assert not [p for _, p in reads(sim) if "/workloads" in p], "a workload was read before the cluster id"
+        r = _post(url, "t-1", f"cluster {sc.args.cluster_id}")
+        assert r.status_code == 200, r.text
+        second = r.json()
+    assert second["needs_input"] is False and second["thread_id"] == "t-1"
+    want = diagnose(cluster_id=sc.args.cluster_id, workload_id=sc.args.workload_id, now=sc.args.now,
+                    runai_url=sim.url, client_id=sim.client_id, client_secret=sim.client_secret, use_kube=False)
+    got = second["diagnosis"]
+    assert (got["outcome"], got["category"], got["route"]) == (want.outcome, want.category, want.route)
+    assert (got["outcome"], got["category"]) == (sc.expected.outcome, sc.expected.category)
+
+
+def test_bad_chat_requests_are_422_and_read_nothing(sim, service):
+    clear(sim)
+    assert _post(service, "-starts-with-a-dash", "hi").status_code == 422
+    assert _post(service, "x" * 65, "hi").status_code == 422
+    r = httpx.post(f"{service}/v1/chat/t-2/messages", json={"message": "hi", "extra": 1}, timeout=30)
+    assert r.status_code == 422
+    r = httpx.post(f"{service}/v1/chat/t-2/messages", json={"message": ""}, timeout=30)
+    assert r.status_code == 422
+    assert reads(sim) == []
+
+
+def test_a_thread_belongs_to_its_token(sim, scenarios, tmp_path, monkeypatch):
+    """Token B using token A's thread id starts its own conversation: it never sees A's identifiers."""
+    monkeypatch.setenv("WD_CHAT_STORE", str(tmp_path / "chat.sqlite"))
+    monkeypatch.delenv("WD_CHAT_POSTGRES_DSN", raising=False)
+    sc = _terminal(scenarios)
+    texts, parsed = tokens(bot_a=(["*"], ["*"]), bot_b=(["*"], ["*"]))
+    with live_service(config_for(sim, auth="tokens", tokens=parsed)) as url:
+        a = {"Authorization": f"Bearer {texts['bot_a']}"}
+        b = {"Authorization": f"Bearer {texts['bot_b']}"}
+        assert _post(url, "shared", "hi").status_code == 401
+        r = _post(url, "shared", f"why did my workload {sc.args.workload_id} fail?", a)
+        assert r.json()["missing"] == ["cluster_id"]
+        r = _post(url, "shared", f"cluster {sc.args.cluster_id}", b)  # B's own thread: no workload known
+        body = r.json()
+        assert r.status_code == 200 and body["needs_input"] is True and body["diagnosis"] is None
+        assert "workload" in body["missing"]
+        assert sc.args.workload_id not in json.dumps(body)
+
+
+def _serve(port: int, sim, dsn: str) -> subprocess.Popen:
+    env = {**os.environ, "RUNAI_BASE_URL": sim.url, "RUNAI_CLIENT_ID": sim.client_id,
+           "RUNAI_CLIENT_SECRET": sim.client_secret, "WD_KUBE": "off", "WD_CHAT_POSTGRES_DSN": dsn}
+    env.pop("WD_CHAT_STORE", None)
+    return subprocess.Popen([sys.executable, "-m", "agent.entrypoints.cli", "serve", "--port", str(port)],
+                            env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_ready(url: str, proc: subprocess.Popen) -> None:
+    t_end = time.monotonic() + 60
+    while time.monotonic() < t_end:
+        if proc.poll() is not None:
+            raise AssertionError(f"serve exited: {proc.stderr.read()}")
+        try:
+            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("serve did not start")
+
+
+def test_two_replicas_serve_one_conversation_through_postgresql(sim, scenarios, postgres_dsn):
+    sc = _terminal(scenarios)
+    ports = free_port(), free_port()
+    procs = [_serve(p, sim, postgres_dsn) for p in ports]
+    try:
+        urls = [f"http://127.0.0.1:{p}" for p in ports]
+        for u, p in zip(urls, procs):
+            _wait_ready(u, p)
+        first = _post(urls[0], "replicated", f"what killed my workload {sc.args.workload_id}?").json()
+        assert first["needs_input"] is True and first["missing"] == ["cluster_id"]
+        second = _post(urls[1], "replicated", f"cluster {sc.args.cluster_id}").json()  # the other replica
+        assert second["needs_input"] is False, second
+        assert (second["diagnosis"]["outcome"], second["diagnosis"]["category"]) == (sc.expected.outcome,
+                                                                                      sc.expected.category)
+        again = _post(urls[0], "replicated", "is it recurring?").json()  # a follow-up back on the first one
+        assert again["needs_input"] is False and again["reply"]
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(15)
+            except subprocess.TimeoutExpired:
+                p.kill()
