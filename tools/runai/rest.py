@@ -203,8 +203,9 @@ class RunaiClient:
         """The bearer token, exchanged ONCE for all threads (a refresh on 401 is the one other exchange); when the
         exchange failed, every later caller gets the same failure at once instead of trying again."""
         with self._token_lock:
-            if self._token_error is not None:
-                raise type(self._token_error)(str(self._token_error))
+            if self._token_error is not None:  # a fresh exception per thread (one object raised twice would mix
+                err = type(self._token_error)(str(self._token_error))  # their tracebacks), with the same cause
+                raise err from self._token_error.__cause__
             if self._token is None or refresh:
                 try:
                     self._token = self._fetch_token()
