@@ -294,3 +294,13 @@ def test_events_cut_is_a_limitation_of_the_report(run_world):
     evs = _normal_events(1200, datetime(2026, 11, 20, 10, 0, tzinfo=timezone.utc))
     res, _ = run_world(world(events=evs), limits=Limits(max_event_pages=2))
     assert any("get_workload_status: events pagination stopped after 2 pages" in x for x in res.limitations)
+
+
+def test_a_failed_token_exchange_is_not_repeated_by_the_other_thread():
+    """The status read runs the workload and its events in two threads: one exchange (3 attempts), not two."""
+    wd = world(faults=[{"method": "POST", "path": "/api/v1/token$", "status": 503, "times": -1}])
+    with running_simulator(wd) as sim:
+        with pytest.raises(ApiUnavailable) as e:
+            client(sim).get_workload_status(WID)
+        assert sum(1 for m, p in sim.requests if m == "POST") == 3
+    assert "answered HTTP 503 after 3 attempts" in str(e.value)

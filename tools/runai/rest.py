@@ -224,8 +224,9 @@ class RunaiClient:
             if self._bearer is not None:  # a given token: never the client credentials
                 self._token = self._bearer(refresh) if callable(self._bearer) else self._bearer
                 return {"Authorization": f"Bearer {self._token}"}
-            if self._token_error is not None:
-                raise type(self._token_error)(str(self._token_error))
+            if self._token_error is not None:  # a fresh exception per thread (one object raised twice would mix
+                err = type(self._token_error)(str(self._token_error))  # their tracebacks), with the same cause
+                raise err from self._token_error.__cause__
             if self._token is None or refresh:
                 try:
                     self._token = self._fetch_token()
