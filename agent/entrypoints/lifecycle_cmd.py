@@ -19,7 +19,7 @@ from typing import Optional
 import typer
 
 from agent.entrypoints.errors import EXIT_AUTH, EXIT_UNREACHABLE, EXIT_USAGE, fail
-from agent.entrypoints.terminal import verbose_option
+from agent.entrypoints.terminal import styled, verbose_option
 
 _DNS = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -141,7 +141,7 @@ def _emit(result, *, as_json: bool, watch: bool, iteration: int, every: float) -
     text = result.report
     if watch:
         header = f"# refresh {iteration}, every {every:g}s (Ctrl-C to stop)\n"
-        if sys.stdout.isatty():
+        if styled(sys.stdout):  # a terminal, and not NO_COLOR (no escape sequence at all then)
             sys.stdout.write("\x1b[H\x1b[2J")  # refresh in place
         text = header + text
     sys.stdout.write(text)
