@@ -430,11 +430,13 @@ def scoreboard_text(board: dict, timings: dict) -> list[str]:
         lines.append(f"  unconfirmed captures  {len(board['unconfirmed'])}: {', '.join(board['unconfirmed'])}")
     c = board["citation_coverage"]
     t = board["tool_calls"]
+    calls = (f"  tool calls            {sum(r['tool_calls']['observed'] for r in board['results'])} tools/call "
+             "through MCP (the minimum counts REST requests: not compared)" if board.get("tier1") == "mcp" else
+             f"  tool calls            {t['observed']} observed vs {t['minimum']} minimum (x{t['ratio']}); "
+             f"{len(t['over_minimum'])} scenario(s) above the minimum, {len(t['under_minimum'])} below")
     lines += [f"  citation coverage     {c['cited']}/{c['total']} evidence lines cite their source",
               f"  invented values       {board['invented_values']['count']}",
-              f"  secrets leaked        {board['secrets_leaked']['count']}",
-              f"  tool calls            {t['observed']} observed vs {t['minimum']} minimum (x{t['ratio']}); "
-              f"{len(t['over_minimum'])} scenario(s) above the minimum, {len(t['under_minimum'])} below"]
+              f"  secrets leaked        {board['secrets_leaked']['count']}", calls]
     rt = list(timings.get("replay", {}).values())
     lines.append(f"  time per replay       p50 {quantile(rt, .5):.1f} ms · p95 {quantile(rt, .95):.1f} ms")
     f = board.get("faults")
