@@ -29,8 +29,10 @@ def fleet(admin_core, kubelet):
     world = fleet_world(10, nodes=4, bad_nodes=2, seed=1515, templates=NODE_TEMPLATES)
     for i, node in enumerate(world["fleet"]["bad_nodes"]):
         _created(builders.make_node, admin_core, node, kubelet_port=kubelet.port, ready=False if i else "Unknown")
+    from evals.simulator import complete_workload
+
     for w in world["workloads"]:
-        ns = f"runai-{w['projectName']}"
+        ns = complete_workload(w).get("namespace") or f"runai-{w['projectName']}"  # where Tier 2 looks first
         _created(admin_core.create_namespace, {"metadata": {"name": ns}})
         for p in world["pods"].get(w["id"], []):
             names = [c["name"] for c in p.get("containers") or []] or ["main"]
@@ -38,6 +40,8 @@ def fleet(admin_core, kubelet):
                               containers=[builders.container(n) for n in names],
                               status=builders.pod_status("Failed", containers=[
                                   builders.cstatus(n, state=builders.terminated("Error", 137)) for n in names]))
+            # Run:ai reports the pod's Kubernetes UID: Tier 2 uses a pod only when it is the workload's own
+            p["id"] = admin_core.read_namespaced_pod(p["name"], ns).metadata.uid
     return world
 
 
