@@ -49,6 +49,16 @@ CASES: dict[str, Expect] = {
     "rayjob-failed": Expect("RayJob status", "warning", "researcher", ("Failed", "AppFailed"),
                             {"RayCluster": "done", "Pod scheduling": "done", "Ready": "done",
                              "Compute release": "active"}, kind="RayJob"),
+    # KubeRay's submitter (a batch Job named after the RayJob, owned by it, running `ray job submit`): its failure
+    # is the RayJob's own layer; the RayCluster's pod layers stay done
+    "rayjob-submitter-image-pull": Expect("RayJob status", "warning", "researcher",
+                                          ("submitter Job", "ImagePullBackOff", "deployment=Running"),
+                                          {"RayCluster": "done", "Image pull": "done", "Container start": "done",
+                                           "Ready": "done"}, kind="RayJob"),
+    "rayjob-submitter-exit-1": Expect("RayJob status", "warning", "researcher",
+                                      ("SubmissionFailed", "submitter Job", "exit 1"),
+                                      {"RayCluster": "done", "Container start": "done", "Ready": "done"},
+                                      kind="RayJob"),
     "rayjob-running": Expect(None, None, None, (),
                              {"RayCluster": "done", "Ready": "done", "RayJob status": "done",
                               "Compute release": "pending"}, kind="RayJob",
