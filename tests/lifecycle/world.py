@@ -27,6 +27,14 @@ class Built:
     ns: str
     now_offset_s: int = 0  # the clock the walk is asked to use, relative to the real time
     via_proxy: bool = False
+    discovery: dict | None = None  # API discovery answers the proxy stands in for (tests/lifecycle/proxy.py)
+
+
+KUEUE_V1BETA1_ONLY = {"kueue.x-k8s.io": {  # a Kueue ≤0.13 cluster: only v1beta1 is served
+    "kind": "APIGroup", "apiVersion": "v1", "name": "kueue.x-k8s.io",
+    "versions": [{"groupVersion": "kueue.x-k8s.io/v1beta1", "version": "v1beta1"}],
+    "preferredVersion": {"groupVersion": "kueue.x-k8s.io/v1beta1", "version": "v1beta1"}}}
+KUEUE_ABSENT = {"kueue.x-k8s.io": None}  # Kueue is not installed: discovery answers 404
 
 
 @dataclass
@@ -290,6 +298,34 @@ def healthy_running(a: Admin) -> Built:
     return Built(name, ns)
 
 
+def kueue_v1beta1_cluster(a: Admin) -> Built:
+    # a cluster whose Kueue serves only v1beta1: the Workload is written and read at v1beta1. This server stores
+    # v1beta2 and, without Kueue's conversion webhook, prunes the v1beta1-only fields (topology domains,
+    # priorityClassName/Source) on write: the version choice is what this case proves on the real server
+    ns = _ns(a, "lc-kv1b1")
+    name = "train"
+    job = make_job(a, ns, name)
+    make_workload(a, ns, "Job", "batch/v1", job, conditions=ADMITTED(),
+                  spec={"priority": 10, "priorityClassName": "low",
+                        "priorityClassSource": "kueue.x-k8s.io/workloadpriorityclass"},
+                  admission=V1BETA1_ADMISSION)
+    pod(a, ns, "train-k1", JL(name), node=a.node, status={
+        "phase": "Running", "conditions": _ready_conds(True),
+        "containerStatuses": [b.cstatus("main", state=b.running(), ready=True)]})
+    return Built(name, ns, via_proxy=True, discovery=KUEUE_V1BETA1_ONLY)
+
+
+def kueue_not_installed(a: Admin) -> Built:
+    # no Kueue on the cluster (discovery 404) although the Job carries a queue-name label
+    ns = _ns(a, "lc-nokueue")
+    name = "train"
+    make_job(a, ns, name)
+    pod(a, ns, "train-q1", JL(name), node=a.node, status={
+        "phase": "Running", "conditions": _ready_conds(True),
+        "containerStatuses": [b.cstatus("main", state=b.running(), ready=True)]})
+    return Built(name, ns, via_proxy=True, discovery=KUEUE_ABSENT)
+
+
 def _rayjob(a: Admin, ns: str, name: str, status: dict) -> dict:
     body = {"apiVersion": "ray.io/v1", "kind": "RayJob",
             "metadata": {"name": name, "labels": {"kueue.x-k8s.io/queue-name": "team-a"}},
@@ -416,6 +452,7 @@ BUILDERS = {
     "running-not-ready": running_not_ready, "healthy-running": healthy_running,
     "rayjob-waiting-cluster": rayjob_waiting_cluster, "rayjob-failed": rayjob_failed,
     "rayjob-running": rayjob_running, "rayjob-submitter-image-pull": rayjob_submitter_image_pull,
-    "rayjob-submitter-exit-1": rayjob_submitter_exit_1, "rayjob-succeeded-torn-down": rayjob_succeeded_torn_down,
+    "rayjob-submitter-exit-1": rayjob_submitter_exit_1, "kueue-v1beta1-cluster": kueue_v1beta1_cluster,
+    "kueue-not-installed": kueue_not_installed, "rayjob-succeeded-torn-down": rayjob_succeeded_torn_down,
     "not-found": not_found,
 }
