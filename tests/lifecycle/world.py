@@ -258,18 +258,28 @@ def crashloop(a: Admin) -> Built:
     return Built(name, ns)
 
 
-def running_not_ready(a: Admin) -> Built:
-    # written at v1beta1 (Kueue ≤0.13): priorityClassName/Source and a v1beta1 topology assignment (domains)
-    ns = _ns(a, "lc-unready")
-    name = "train"
-    job = make_job(a, ns, name)
+def _v1beta1_admitted_job(a: Admin, prefix: str) -> tuple[str, str]:
+    """A Job and its admitted Workload as Kueue ≤0.13 writes it: at v1beta1, with priorityClassName/Source and a
+    v1beta1 topology assignment (domains). This server stores v1beta2 and, without Kueue's conversion webhook,
+    prunes those v1beta1-only fields on write (tests/lifecycle/test_phase_rules.py reads both shapes)."""
+    ns = _ns(a, prefix)
+    job = make_job(a, ns, "train")
     make_workload(a, ns, "Job", "batch/v1", job, conditions=ADMITTED(),
                   spec={"priority": 10, "priorityClassName": "low",
                         "priorityClassSource": "kueue.x-k8s.io/workloadpriorityclass"},
                   admission=V1BETA1_ADMISSION)
-    pod(a, ns, "train-r1", JL(name), node=a.node, status={
-        "phase": "Running", "conditions": _ready_conds(False),
-        "containerStatuses": [b.cstatus("main", state=b.running(), ready=False)]})
+    return ns, "train"
+
+
+def _running_pod(a: Admin, ns: str, pod_name: str, job_name: str, *, ready: bool) -> None:
+    pod(a, ns, pod_name, JL(job_name), node=a.node, status={
+        "phase": "Running", "conditions": _ready_conds(ready),
+        "containerStatuses": [b.cstatus("main", state=b.running(), ready=ready)]})
+
+
+def running_not_ready(a: Admin) -> Built:
+    ns, name = _v1beta1_admitted_job(a, "lc-unready")
+    _running_pod(a, ns, "train-r1", name, ready=False)
     return Built(name, ns)
 
 
@@ -292,26 +302,15 @@ def healthy_running(a: Admin) -> Built:
                   spec={"priority": 100, "priorityClassRef": {"group": "kueue.x-k8s.io",
                                                               "kind": "WorkloadPriorityClass", "name": "high"}},
                   admission=V1BETA2_ADMISSION)
-    pod(a, ns, "train-h1", JL(name), node=a.node, status={
-        "phase": "Running", "conditions": _ready_conds(True),
-        "containerStatuses": [b.cstatus("main", state=b.running(), ready=True)]})
+    _running_pod(a, ns, "train-h1", name, ready=True)
     return Built(name, ns)
 
 
 def kueue_v1beta1_cluster(a: Admin) -> Built:
-    # a cluster whose Kueue serves only v1beta1: the Workload is written and read at v1beta1. This server stores
-    # v1beta2 and, without Kueue's conversion webhook, prunes the v1beta1-only fields (topology domains,
-    # priorityClassName/Source) on write: the version choice is what this case proves on the real server
-    ns = _ns(a, "lc-kv1b1")
-    name = "train"
-    job = make_job(a, ns, name)
-    make_workload(a, ns, "Job", "batch/v1", job, conditions=ADMITTED(),
-                  spec={"priority": 10, "priorityClassName": "low",
-                        "priorityClassSource": "kueue.x-k8s.io/workloadpriorityclass"},
-                  admission=V1BETA1_ADMISSION)
-    pod(a, ns, "train-k1", JL(name), node=a.node, status={
-        "phase": "Running", "conditions": _ready_conds(True),
-        "containerStatuses": [b.cstatus("main", state=b.running(), ready=True)]})
+    # a cluster whose Kueue serves only v1beta1: the Workload is written and read at v1beta1 (the version choice
+    # is what this case proves on the real server; see _v1beta1_admitted_job for the fields it prunes)
+    ns, name = _v1beta1_admitted_job(a, "lc-kv1b1")
+    _running_pod(a, ns, "train-k1", name, ready=True)
     return Built(name, ns, via_proxy=True, discovery=KUEUE_V1BETA1_ONLY)
 
 
@@ -320,9 +319,7 @@ def kueue_not_installed(a: Admin) -> Built:
     ns = _ns(a, "lc-nokueue")
     name = "train"
     make_job(a, ns, name)
-    pod(a, ns, "train-q1", JL(name), node=a.node, status={
-        "phase": "Running", "conditions": _ready_conds(True),
-        "containerStatuses": [b.cstatus("main", state=b.running(), ready=True)]})
+    _running_pod(a, ns, "train-q1", name, ready=True)
     return Built(name, ns, via_proxy=True, discovery=KUEUE_ABSENT)
 
 
