@@ -171,3 +171,19 @@ def test_healthy_submitter_changes_nothing():
     s = _ray({"jobDeploymentStatus": "Running", "jobStatus": "RUNNING"}, {"phase": "Running", "containerStatuses": [
         {"name": "ray-job-submitter", "ready": True, "state": {"running": {}}}]})
     assert first_incomplete(ph.walk(s)) is None
+
+
+def test_submitter_still_pulling_keeps_rayjob_status_active():
+    s = _ray({"jobDeploymentStatus": "Running"}, {"phase": "Pending", "containerStatuses": [
+        {"name": "ray-job-submitter", "state": {"waiting": {"reason": "ContainerCreating"}}}]})
+    p = ph.rayjob_status(s)
+    assert p.status == "active" and "submitter Job (image pull)" in p.detail and p.next_action
+
+
+def test_failed_submitter_job_without_pods_still_shows_why():
+    s = _ray({"jobDeploymentStatus": "Failed", "reason": "SubmissionFailed"}, {})
+    s.submitter_pods = []
+    s.submitter["status"] = {"conditions": [{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
+                                             "message": "Job has reached the specified backoff limit"}]}
+    p = ph.rayjob_status(s)
+    assert p.status == "warning" and "BackoffLimitExceeded" in p.detail and "submitter Job" in p.detail

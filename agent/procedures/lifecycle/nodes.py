@@ -159,6 +159,7 @@ def read_submitter_pods(state: State, runtime: Runtime[Context]) -> dict:
     if err is not None:
         return {**upd, "submitter_pods": None}
     own = [p for p in pods or [] if _owned_by(p, "Job", state.request.name, uid)]
+    own.sort(key=lambda p: str((p.get("metadata") or {}).get("creationTimestamp") or ""))  # oldest attempt first
     return {**upd, "submitter_pods": own}
 
 

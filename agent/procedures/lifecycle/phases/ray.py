@@ -46,6 +46,19 @@ def raycluster(s: Snapshot) -> Phase:
     return _phase(name, "done", detail, "platform", evidence=ev)
 
 
+def _submitter_layers(s: Snapshot) -> list[Phase]:
+    if s.kind != "RayJob" or s.submitter is None or not s.submitter_pods:
+        return []
+    sub = Snapshot(name=(s.submitter.get("metadata") or {}).get("name") or s.name, namespace=s.namespace, now=s.now,
+                   kind="Job", job=s.submitter, pods=s.submitter_pods, events=s.events)
+    return [rule(sub) for rule in SUBMITTER_LAYERS]
+
+
+def submitter_waiting(s: Snapshot) -> Phase | None:
+    """The first submitter layer still pending or active (its pod not yet scheduled, pulling, initialising)."""
+    return next((p for p in _submitter_layers(s) if p.status in ("pending", "active")), None)
+
+
 def submitter_failure(s: Snapshot) -> Phase | None:
     """The first failing layer of KubeRay's submitter (the batch Job named after the RayJob, owned by it, whose pod
     runs ``ray job submit``), walked with the pod rules over the submitter's own pods; None when nothing fails.
@@ -55,13 +68,12 @@ def submitter_failure(s: Snapshot) -> Phase | None:
     the RayJob's own layer, not to the RayCluster's pod layers (which stay as they are)."""
     if s.kind != "RayJob" or s.submitter is None or s.submitter_pods is None:
         return None
-    sub = Snapshot(name=(s.submitter.get("metadata") or {}).get("name") or s.name, namespace=s.namespace, now=s.now,
-                   kind="Job", job=s.submitter, pods=s.submitter_pods, events=s.events)
-    for rule in SUBMITTER_LAYERS:
-        p = rule(sub)
-        if p.status == "warning":
-            return p
-    return None
+    if not s.submitter_pods:  # pods gone: a Failed submitter Job still says why (its condition)
+        sub = Snapshot(name=s.name, namespace=s.namespace, now=s.now, kind="Job", job=s.submitter, pods=[],
+                       events=s.events)
+        p = container_start(sub)
+        return p if p.status == "warning" else None
+    return next((p for p in _submitter_layers(s) if p.status == "warning"), None)
 
 
 def rayjob_status(s: Snapshot) -> Phase:
@@ -103,6 +115,12 @@ def _rayjob_status(s: Snapshot, sub: Phase | None) -> Phase:
                       hint="KubeRay's submitter pod (ray job submit) is failing: the RayCluster is up but the Ray "
                            "job is not submitted or followed; the RayJob fails once the submitter Job's retries "
                            "are used up", next_action=sub.next_action, evidence=ev + sub.evidence)
+    waiting = submitter_waiting(s) if js.upper() != "RUNNING" else None
+    if waiting is not None:  # the RayCluster is up; the Ray job is not submitted until the submitter pod runs
+        return _phase(name, "active", f"{shown + '; ' if shown else ''}{_submitter_text(waiting)}", waiting.owner,
+                      hint=waiting.hint, evidence=ev + waiting.evidence,
+                      next_action=waiting.next_action or "wait for KubeRay's submitter pod to start (kubectl "
+                                                         f"describe pod -n {s.namespace} -l job-name={s.name})")
     if dep == "Running" or js.upper() == "RUNNING":
         return _phase(name, "done", f"{shown} (running is not proof of progress: read the driver log)", "researcher",
                       evidence=ev)
