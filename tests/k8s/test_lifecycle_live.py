@@ -56,7 +56,8 @@ def test_scenario_live(name, lc_admin, kube_apiserver, field_proxy):
     built = world.BUILDERS[name](lc_admin)
     now = recording.now_plus(built.now_offset_s)
     req = LifecycleRequest(name=built.name, namespace=built.ns, now=now)
-    reader = _reader(kube_apiserver, field_proxy if built.via_proxy else None)
+    proxy = FieldProxy(kube_apiserver.server, built.discovery).start() if built.discovery else field_proxy
+    reader = _reader(kube_apiserver, proxy if built.via_proxy else None)
     try:
         if os.environ.get("WD_RECORD_LIFECYCLE"):
             result = recording.record(name, lambda: refresh(req, reader),
@@ -66,9 +67,11 @@ def test_scenario_live(name, lc_admin, kube_apiserver, field_proxy):
             result = refresh(req, reader)
     finally:
         reader.close()
+        if proxy is not field_proxy:
+            proxy.stop()
     check(name, result.model_dump(mode="json"))
     if built.via_proxy:
-        assert set(field_proxy.methods) == {"GET"}
+        assert set(proxy.methods) == {"GET"}
 
 
 def test_cli_against_the_real_apiserver(lc_admin, kube_apiserver, tmp_path):

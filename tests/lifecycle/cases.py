@@ -15,6 +15,9 @@ class Expect:
     statuses: dict = field(default_factory=dict)  # other phases' required statuses
     kind: str | None = "Job"
     notes_have: tuple[str, ...] = ()
+    calls_have: tuple[str, ...] = ()  # substrings of some tool call's request
+    calls_lack: tuple[str, ...] = ()  # substrings no tool call's request has
+    phase_has: dict = field(default_factory=dict)  # phase -> substrings of its detail or evidence texts
 
 
 CASES: dict[str, Expect] = {
@@ -43,12 +46,24 @@ CASES: dict[str, Expect] = {
                               {"Submitted": "done", "Kueue admission": "done", "Pod scheduling": "done",
                                "DRA allocation": "skipped", "Image pull": "done", "Init containers": "skipped",
                                "Container start": "done", "Ready": "done"},
+                              calls_have=("/apis/kueue.x-k8s.io/v1beta2/",),
+                              phase_has={"Kueue admission": ("ClusterQueue gpu-cq", "topology=1 domain(s)")},
                               notes_have=("not that training is making progress", "quota was reserved")),
     "rayjob-waiting-cluster": Expect("RayCluster", "active", "platform", ("waiting for KubeRay",),
                                      {"Kueue admission": "done", "RayJob status": "active"}, kind="RayJob"),
     "rayjob-failed": Expect("RayJob status", "warning", "researcher", ("Failed", "AppFailed"),
                             {"RayCluster": "done", "Pod scheduling": "done", "Ready": "done",
                              "Compute release": "active"}, kind="RayJob"),
+    # KubeRay's submitter (a batch Job named after the RayJob, owned by it, running `ray job submit`): its failure
+    # is the RayJob's own layer; the RayCluster's pod layers stay done
+    "rayjob-submitter-image-pull": Expect("RayJob status", "warning", "researcher",
+                                          ("submitter Job", "ImagePullBackOff", "deployment=Running"),
+                                          {"RayCluster": "done", "Image pull": "done", "Container start": "done",
+                                           "Ready": "done"}, kind="RayJob"),
+    "rayjob-submitter-exit-1": Expect("RayJob status", "warning", "researcher",
+                                      ("SubmissionFailed", "submitter Job", "exit 1"),
+                                      {"RayCluster": "done", "Container start": "done", "Ready": "done"},
+                                      kind="RayJob"),
     "rayjob-running": Expect(None, None, None, (),
                              {"RayCluster": "done", "Ready": "done", "RayJob status": "done",
                               "Compute release": "pending"}, kind="RayJob",
@@ -56,6 +71,20 @@ CASES: dict[str, Expect] = {
     "rayjob-succeeded-torn-down": Expect(None, None, None, (),
                                          {"Kueue admission": "done", "RayCluster": "done", "RayJob status": "done",
                                           "Compute release": "done", "DRA allocation": "skipped"}, kind="RayJob"),
+    # Kueue version discovery: the test apiserver serves both (v1beta2 preferred and storage); a Kueue ≤0.13
+    # cluster serves v1beta1 only; a cluster without Kueue answers discovery with 404
+    "kueue-v1beta1-cluster": Expect(None, None, None, (), {"Kueue admission": "done", "Ready": "done"},
+                                    calls_have=("/apis/kueue.x-k8s.io/v1beta1/",),
+                                    calls_lack=("/v1beta2/",),
+                                    # v1beta1-only fields (topology domains, priorityClassName) do not survive
+                                    # on this server (storage v1beta2, no conversion webhook): see
+                                    # test_phase_rules for both shapes
+                                    phase_has={"Kueue admission": ("ClusterQueue gpu-cq",
+                                                                   "flavors=nvidia.com/gpu=h100")}),
+    "kueue-not-installed": Expect(None, None, None, (), {"Kueue admission": "skipped", "Ready": "done"},
+                                  calls_lack=("/workloads",),
+                                  phase_has={"Kueue admission": ("Kueue is not installed",
+                                                                 "queue-name=team-a label has no effect")}, notes_have=("not that training is making progress",)),
     "not-found": Expect("Submitted", "pending", "researcher", ("no batch/v1 Job or RayJob",), {}, kind=None),
 }
 
@@ -97,3 +126,14 @@ def check(name: str, data: dict) -> None:
         if p["status"] in ("done", "skipped"):
             assert p["next_action"] is None
     assert data["tool_calls"] and all(c["request"].startswith("GET ") for c in data["tool_calls"])
+    reqs = [c["request"] for c in data["tool_calls"]]
+    for sub in exp.calls_have:
+        assert any(sub in r for r in reqs), (name, sub, reqs)
+    for sub in exp.calls_lack:
+        assert not any(sub in r for r in reqs), (name, sub, reqs)
+    if data["run"]["kind"] is not None:  # one discovery of kueue.x-k8s.io per refresh of a fresh reader
+        assert sum(r == "GET /apis/kueue.x-k8s.io" for r in reqs) == 1, (name, reqs)
+    for ph, subs in exp.phase_has.items():
+        texts = " | ".join([by[ph]["detail"]] + [e["text"] for e in by[ph]["evidence"]])
+        for sub in subs:
+            assert sub in texts, (name, ph, sub, texts)

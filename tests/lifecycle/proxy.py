@@ -5,6 +5,11 @@ The scenario stores them in pod annotations (``wd.test/resourceClaims``, ``wd.te
 real server; the proxy copies them into the pod JSON it returns. Everything else passes through unchanged: the
 client's bearer token reaches the apiserver, so authentication stays real. Only GET is forwarded; every request
 is counted in ``methods``.
+
+``discovery`` stands in for API groups the 1.20 server cannot serve as a given cluster would: ``{group: APIGroup
+document}`` answers ``GET /apis/<group>`` with that document (e.g. a Kueue ≤0.13 cluster serving only v1beta1),
+``{group: None}`` with a 404 (the group is not installed). Reads of the group's resources still reach the real
+apiserver.
 """
 from __future__ import annotations
 
@@ -33,8 +38,9 @@ def restore_pruned(doc):
 
 
 class FieldProxy:
-    def __init__(self, upstream: str):
+    def __init__(self, upstream: str, discovery: dict[str, dict | None] | None = None):
         self.upstream = upstream.rstrip("/")
+        self.discovery = dict(discovery or {})
         self.pool = urllib3.PoolManager(cert_reqs=ssl.CERT_NONE)
         self.methods: list[str] = []
         proxy = self
@@ -52,6 +58,13 @@ class FieldProxy:
 
             def do_GET(self):
                 proxy.methods.append("GET")
+                group = self.path.split("?")[0].removeprefix("/apis/")
+                if self.path.startswith("/apis/") and group in proxy.discovery:
+                    doc = proxy.discovery[group]
+                    return self._answer(404 if doc is None else 200, json.dumps(
+                        doc if doc is not None else {"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                                                     "reason": "NotFound", "code": 404}).encode(),
+                                        "application/json")
                 headers = {k: v for k, v in self.headers.items() if k.lower() in ("authorization", "accept")}
                 r = proxy.pool.request("GET", proxy.upstream + self.path, headers=headers, preload_content=True,
                                        timeout=10)
@@ -61,8 +74,11 @@ class FieldProxy:
                         body = json.dumps(restore_pruned(json.loads(body))).encode()
                     except ValueError:
                         pass
-                self.send_response(r.status)
-                self.send_header("Content-Type", r.headers.get("Content-Type", "application/json"))
+                self._answer(r.status, body, r.headers.get("Content-Type", "application/json"))
+
+            def _answer(self, status: int, body: bytes, ctype: str) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)

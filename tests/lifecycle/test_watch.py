@@ -90,6 +90,9 @@ def test_watch_max_iterations_json_lines(tmp_path, quota_server):
     assert res.exit_code == 0, res.output
     lines = [json.loads(x) for x in res.stdout.splitlines() if x.strip()]
     assert len(lines) == 3 and all(d["first_incomplete"] == "Kueue admission" for d in lines)
+    # Kueue's served version is discovered once per run, not per refresh: three refreshes, one discovery GET
+    assert quota_server.requests.count("GET /apis/kueue.x-k8s.io") == 1, quota_server.requests
+    assert sum("/apis/kueue.x-k8s.io/v1beta2/" in r for r in quota_server.requests) == 3
 
 
 def test_watch_stops_when_first_incomplete_fails(tmp_path):

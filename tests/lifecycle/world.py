@@ -14,7 +14,8 @@ from tests.k8s import builders as b
 from tests.lifecycle.proxy import ANN_CLAIMS, ANN_STATUSES
 
 CRDS = ("kueue.x-k8s.io_workloads.yaml", "ray.io_rayjobs.yaml", "ray.io_rayclusters.yaml")
-KV = ("kueue.x-k8s.io", "v1beta1", "workloads")
+KV = ("kueue.x-k8s.io", "v1beta1", "workloads")  # the Workload CRD serves v1beta1 and v1beta2 (storage)
+KV2 = ("kueue.x-k8s.io", "v1beta2", "workloads")
 RAY = ("ray.io", "v1")
 DRA = ("resource.k8s.io", "v1beta1", "resourceclaims")
 NOW = lambda: datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")  # noqa: E731
@@ -26,6 +27,14 @@ class Built:
     ns: str
     now_offset_s: int = 0  # the clock the walk is asked to use, relative to the real time
     via_proxy: bool = False
+    discovery: dict | None = None  # API discovery answers the proxy stands in for (tests/lifecycle/proxy.py)
+
+
+KUEUE_V1BETA1_ONLY = {"kueue.x-k8s.io": {  # a Kueue ≤0.13 cluster: only v1beta1 is served
+    "kind": "APIGroup", "apiVersion": "v1", "name": "kueue.x-k8s.io",
+    "versions": [{"groupVersion": "kueue.x-k8s.io/v1beta1", "version": "v1beta1"}],
+    "preferredVersion": {"groupVersion": "kueue.x-k8s.io/v1beta1", "version": "v1beta1"}}}
+KUEUE_ABSENT = {"kueue.x-k8s.io": None}  # Kueue is not installed: discovery answers 404
 
 
 @dataclass
@@ -93,19 +102,28 @@ def make_job(a: Admin, ns: str, name: str, *, queue: str | None = "team-a", owne
 
 
 def make_workload(a: Admin, ns: str, owner_kind: str, owner_api: str, owner: dict, *, queue: str = "team-a",
-                  conditions: list[dict] | None = None, label: bool = True) -> str:
+                  conditions: list[dict] | None = None, label: bool = True, version: str = "v1beta1",
+                  spec: dict | None = None, admission: dict | None = None) -> str:
+    """A Workload written at ``version`` (v1beta1 by default, as Kueue ≤0.13 writes it; ``v1beta2`` as newer
+    Kueue does), with that version's own fields in ``spec`` and ``admission``."""
     uid, oname = owner["metadata"]["uid"], owner["metadata"]["name"]
     wname = f"{owner_kind.lower()}-{oname}-{uid[:5]}"
     md: dict = {"name": wname, "ownerReferences": [{"apiVersion": owner_api, "kind": owner_kind, "name": oname,
                                                     "uid": uid, "controller": True}]}
     if label:
         md["labels"] = {"kueue.x-k8s.io/job-uid": uid}
-    body = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Workload", "metadata": md,
+    body = {"apiVersion": f"kueue.x-k8s.io/{version}", "kind": "Workload", "metadata": md,
             "spec": {"queueName": queue, "podSets": [{"name": "main", "count": 1, "template": {"spec": {
-                "restartPolicy": "Never", "containers": [b.container("main")]}}}]}}
-    a.custom.create_namespaced_custom_object(*KV[:2], ns, KV[2], body)
+                "restartPolicy": "Never", "containers": [b.container("main")]}}}], **(spec or {})}}
+    a.custom.create_namespaced_custom_object("kueue.x-k8s.io", version, ns, "workloads", body)
+    status: dict = {}
     if conditions:
-        a.custom.patch_namespaced_custom_object_status(*KV[:2], ns, KV[2], wname, {"status": {"conditions": conditions}})
+        status["conditions"] = conditions
+    if admission:
+        status["admission"] = admission
+    if status:
+        a.custom.patch_namespaced_custom_object_status("kueue.x-k8s.io", version, ns, "workloads", wname,
+                                                       {"status": status})
     return wname
 
 
@@ -114,8 +132,9 @@ ADMITTED = lambda: [_cond("QuotaReserved", "True", "QuotaReserved", "Quota reser
 
 
 def pod(a: Admin, ns: str, name: str, labels: dict, *, node: str | None, status: dict, init: bool = False,
-        claims: list | None = None, claim_statuses: list | None = None, gpus: int | None = 1) -> str:
-    spec: dict = {"containers": [b.container("main", gpus=gpus)], "restartPolicy": "Never"}
+        claims: list | None = None, claim_statuses: list | None = None, gpus: int | None = 1,
+        containers: list[dict] | None = None, owner: dict | None = None) -> str:
+    spec: dict = {"containers": containers or [b.container("main", gpus=gpus)], "restartPolicy": "Never"}
     if node:
         spec["nodeName"] = node
     if init:
@@ -125,8 +144,10 @@ def pod(a: Admin, ns: str, name: str, labels: dict, *, node: str | None, status:
         ann[ANN_CLAIMS] = json.dumps(claims)
     if claim_statuses is not None:
         ann[ANN_STATUSES] = json.dumps(claim_statuses)
-    a.core.create_namespaced_pod(ns, {"metadata": {"name": name, "labels": labels, "annotations": ann},
-                                      "spec": spec})
+    md: dict = {"name": name, "labels": labels, "annotations": ann}
+    if owner:
+        md["ownerReferences"] = [owner]
+    a.core.create_namespaced_pod(ns, {"metadata": md, "spec": spec})
     a.core.patch_namespaced_pod_status(name, ns, {"status": status})
     return name
 
@@ -237,20 +258,69 @@ def crashloop(a: Admin) -> Built:
     return Built(name, ns)
 
 
+def _v1beta1_admitted_job(a: Admin, prefix: str) -> tuple[str, str]:
+    """A Job and its admitted Workload as Kueue ≤0.13 writes it: at v1beta1, with priorityClassName/Source and a
+    v1beta1 topology assignment (domains). This server stores v1beta2 and, without Kueue's conversion webhook,
+    prunes those v1beta1-only fields on write (tests/lifecycle/test_phase_rules.py reads both shapes)."""
+    ns = _ns(a, prefix)
+    job = make_job(a, ns, "train")
+    make_workload(a, ns, "Job", "batch/v1", job, conditions=ADMITTED(),
+                  spec={"priority": 10, "priorityClassName": "low",
+                        "priorityClassSource": "kueue.x-k8s.io/workloadpriorityclass"},
+                  admission=V1BETA1_ADMISSION)
+    return ns, "train"
+
+
+def _running_pod(a: Admin, ns: str, pod_name: str, job_name: str, *, ready: bool) -> None:
+    pod(a, ns, pod_name, JL(job_name), node=a.node, status={
+        "phase": "Running", "conditions": _ready_conds(ready),
+        "containerStatuses": [b.cstatus("main", state=b.running(), ready=ready)]})
+
+
 def running_not_ready(a: Admin) -> Built:
-    ns, name, _ = _admitted_job(a, "lc-unready")
-    pod(a, ns, "train-r1", JL(name), node=a.node, status={
-        "phase": "Running", "conditions": _ready_conds(False),
-        "containerStatuses": [b.cstatus("main", state=b.running(), ready=False)]})
+    ns, name = _v1beta1_admitted_job(a, "lc-unready")
+    _running_pod(a, ns, "train-r1", name, ready=False)
     return Built(name, ns)
+
+
+V1BETA2_ADMISSION = {"clusterQueue": "gpu-cq", "podSetAssignments": [{
+    "name": "main", "count": 1, "flavors": {"nvidia.com/gpu": "h100"},
+    "topologyAssignment": {"levels": ["kubernetes.io/hostname"], "slices": [{
+        "domainCount": 1, "valuesPerLevel": [{"universal": "gpu-node-1"}], "podCounts": {"universal": 1}}]}}]}
+V1BETA1_ADMISSION = {"clusterQueue": "gpu-cq", "podSetAssignments": [{
+    "name": "main", "count": 1, "flavors": {"nvidia.com/gpu": "h100"},
+    "topologyAssignment": {"levels": ["kubernetes.io/hostname"], "domains": [{"values": ["gpu-node-1"],
+                                                                              "count": 1}]}}]}
 
 
 def healthy_running(a: Admin) -> Built:
-    ns, name, _ = _admitted_job(a, "lc-ok")
-    pod(a, ns, "train-h1", JL(name), node=a.node, status={
-        "phase": "Running", "conditions": _ready_conds(True),
-        "containerStatuses": [b.cstatus("main", state=b.running(), ready=True)]})
+    # written at v1beta2 (newer Kueue): priorityClassRef and a v1beta2 topology assignment (slices)
+    ns = _ns(a, "lc-ok")
+    name = "train"
+    job = make_job(a, ns, name)
+    make_workload(a, ns, "Job", "batch/v1", job, conditions=ADMITTED(), version="v1beta2",
+                  spec={"priority": 100, "priorityClassRef": {"group": "kueue.x-k8s.io",
+                                                              "kind": "WorkloadPriorityClass", "name": "high"}},
+                  admission=V1BETA2_ADMISSION)
+    _running_pod(a, ns, "train-h1", name, ready=True)
     return Built(name, ns)
+
+
+def kueue_v1beta1_cluster(a: Admin) -> Built:
+    # a cluster whose Kueue serves only v1beta1: the Workload is written and read at v1beta1 (the version choice
+    # is what this case proves on the real server; see _v1beta1_admitted_job for the fields it prunes)
+    ns, name = _v1beta1_admitted_job(a, "lc-kv1b1")
+    _running_pod(a, ns, "train-k1", name, ready=True)
+    return Built(name, ns, via_proxy=True, discovery=KUEUE_V1BETA1_ONLY)
+
+
+def kueue_not_installed(a: Admin) -> Built:
+    # no Kueue on the cluster (discovery 404) although the Job carries a queue-name label
+    ns = _ns(a, "lc-nokueue")
+    name = "train"
+    make_job(a, ns, name)
+    _running_pod(a, ns, "train-q1", name, ready=True)
+    return Built(name, ns, via_proxy=True, discovery=KUEUE_ABSENT)
 
 
 def _rayjob(a: Admin, ns: str, name: str, status: dict) -> dict:
@@ -299,6 +369,55 @@ def rayjob_failed(a: Admin) -> Built:
     return Built("ray-train", ns)
 
 
+SUBMIT = ["ray", "job", "submit", "--address", "http://ray-train-head-svc:8265", "--", "python", "train.py"]
+
+
+def _submitter(a: Admin, ns: str, rj: dict, pod_status: dict, job_conditions: list[dict] | None = None) -> None:
+    """KubeRay's submitter: a batch Job named after the RayJob, owned by it, whose pod runs ``ray job submit``."""
+    name = rj["metadata"]["name"]
+    job = make_job(a, ns, name, queue=None, owner={"apiVersion": "ray.io/v1", "kind": "RayJob", "name": name,
+                                                  "uid": rj["metadata"]["uid"], "controller": True})
+    if job_conditions:
+        a.batch.patch_namespaced_job_status(name, ns, {"status": {"conditions": job_conditions}})
+    c = b.container("ray-job-submitter", image="rayproject/ray:2.9.0", gpus=None, command=SUBMIT)
+    pod(a, ns, f"{name}-sub01", JL(name), node=a.node, containers=[c], status=pod_status,
+        owner={"apiVersion": "batch/v1", "kind": "Job", "name": name, "uid": job["metadata"]["uid"],
+               "controller": True})
+
+
+def rayjob_submitter_image_pull(a: Admin) -> Built:
+    # the RayCluster is up (head Ready); the submitter pod cannot pull its image: the RayJob stays Running with no
+    # job status until KubeRay gives up
+    ns = _ns(a, "lc-rjsubimg")
+    cluster = "ray-train-raycluster-s1img"
+    rj = _rayjob(a, ns, "ray-train", {"jobDeploymentStatus": "Running", "rayClusterName": cluster})
+    make_workload(a, ns, "RayJob", "ray.io/v1", rj, conditions=ADMITTED())
+    _raycluster(a, ns, cluster, "ready")
+    _ray_pods(a, ns, cluster)
+    _submitter(a, ns, rj, {"phase": "Pending", "conditions": _ready_conds(False), "containerStatuses": [
+        b.cstatus("ray-job-submitter", image="rayproject/ray:2.9.0", state=b.waiting(
+            "ImagePullBackOff", 'Back-off pulling image "rayproject/ray:2.9.0-typo"'))]})
+    return Built("ray-train", ns)
+
+
+def rayjob_submitter_exit_1(a: Admin) -> Built:
+    # `ray job submit` exited 1 (e.g. the dashboard refused the submission) and the submitter Job used its
+    # retries: KubeRay failed the RayJob with SubmissionFailed before any Ray job status existed
+    ns = _ns(a, "lc-rjsubexit")
+    cluster = "ray-train-raycluster-s2ext"
+    rj = _rayjob(a, ns, "ray-train", {"jobDeploymentStatus": "Failed", "reason": "SubmissionFailed",
+                                      "message": "job submission failed", "rayClusterName": cluster})
+    make_workload(a, ns, "RayJob", "ray.io/v1", rj, conditions=ADMITTED())
+    _raycluster(a, ns, cluster, "ready")
+    _ray_pods(a, ns, cluster)
+    _submitter(a, ns, rj, {"phase": "Failed", "conditions": _ready_conds(False), "containerStatuses": [
+        b.cstatus("ray-job-submitter", image="rayproject/ray:2.9.0", state=b.terminated(
+            "Error", 1, message="RuntimeError: Request failed with status code 500"))]},
+        job_conditions=[_cond("Failed", "True", "BackoffLimitExceeded", "Job has reached the specified backoff "
+                                                                        "limit")])
+    return Built("ray-train", ns)
+
+
 def rayjob_running(a: Admin) -> Built:
     ns = _ns(a, "lc-rjrun")
     cluster = "ray-train-raycluster-r8q2w"
@@ -329,6 +448,8 @@ BUILDERS = {
     "image-pull-backoff": image_pull_backoff, "init-exit-1": init_exit_1, "crashloop": crashloop,
     "running-not-ready": running_not_ready, "healthy-running": healthy_running,
     "rayjob-waiting-cluster": rayjob_waiting_cluster, "rayjob-failed": rayjob_failed,
-    "rayjob-running": rayjob_running, "rayjob-succeeded-torn-down": rayjob_succeeded_torn_down,
+    "rayjob-running": rayjob_running, "rayjob-submitter-image-pull": rayjob_submitter_image_pull,
+    "rayjob-submitter-exit-1": rayjob_submitter_exit_1, "kueue-v1beta1-cluster": kueue_v1beta1_cluster,
+    "kueue-not-installed": kueue_not_installed, "rayjob-succeeded-torn-down": rayjob_succeeded_torn_down,
     "not-found": not_found,
 }

@@ -22,9 +22,10 @@ from urllib.parse import quote, urlencode
 from tools.kube import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, KubeError, KubeReader, KubeWriteRefused
 from tools.kube.errors import translate
 
-__all__ = ["LifecycleReader", "ReadCall", "KUEUE_GROUP", "RAY_GROUP", "DRA_GROUP", "check_name", "LIST_LIMIT"]
+__all__ = ["LifecycleReader", "ReadCall", "KUEUE_GROUP", "KUEUE_VERSIONS", "RAY_GROUP", "DRA_GROUP", "check_name", "LIST_LIMIT"]
 
-KUEUE_GROUP, KUEUE_VERSION = "kueue.x-k8s.io", "v1beta1"
+KUEUE_GROUP = "kueue.x-k8s.io"
+KUEUE_VERSIONS = ("v1beta2", "v1beta1")  # newest first: v1beta2 from Kueue 0.15, v1beta1 up to 0.13 (and beside v1beta2)
 RAY_GROUP, RAY_VERSION = "ray.io", "v1"
 DRA_GROUP = "resource.k8s.io"
 DRA_VERSIONS = ("v1", "v1beta2", "v1beta1", "v1alpha3")  # newest first; discovery decides which one is served
@@ -58,8 +59,7 @@ class LifecycleReader:
     timeouts: tuple[float, float] = (CONNECT_TIMEOUT_S, READ_TIMEOUT_S)
     calls: list[ReadCall] = field(default_factory=list)
     injections: list[Any] = field(default_factory=list)  # guardrails InjectionFinding (location = where)
-    _dra_version: str | None = None
-    _dra_checked: bool = False
+    _served: dict[str, str | None] = field(default_factory=dict)  # API group -> served version (None: not served)
 
     @classmethod
     def from_kubeconfig(cls, path: str | None = None, context: str | None = None, *,
@@ -139,7 +139,11 @@ class LifecycleReader:
     def workloads(self, ns: str, owner_uid: str | None, owner_name: str) -> list[dict]:
         """The Kueue Workloads of one job, found the way Kueue links them: the ``kueue.x-k8s.io/job-uid`` label,
         then (when none carries it) owner references in one bounded list of the namespace."""
-        path = _custom(KUEUE_GROUP, KUEUE_VERSION, ns, "workloads")
+        ver = self.kueue_version()
+        if ver is None:
+            raise KubeError("not_found", f"the API group {KUEUE_GROUP} is not served by this cluster (Kueue is not "
+                                         "installed)")
+        path = _custom(KUEUE_GROUP, ver, ns, "workloads")
         if owner_uid and re.match(r"^[A-Za-z0-9._-]{1,63}$", owner_uid):
             doc = self.get_json(path, {"labelSelector": f"kueue.x-k8s.io/job-uid={owner_uid}",
                                        "limit": LIST_LIMIT}, f"list Workloads {ns} job-uid={owner_uid}")
@@ -160,17 +164,25 @@ class LifecycleReader:
                             {"labelSelector": selector, "limit": LIST_LIMIT}, f"list pods {ns} {selector}")
         return sorted(doc.get("items") or [], key=lambda p: (p.get("metadata") or {}).get("name") or "")
 
+    def served_version(self, group: str, known: tuple[str, ...]) -> str | None:
+        """The version of ``group`` to read (one discovery GET per group, cached for the reader's life: a
+        ``--watch`` asks once), or None when the group is not served (404). The server's preferred version when it
+        serves it, else the newest of ``known`` it serves, else the first it lists."""
+        if group not in self._served:  # a failed discovery (not a 404) raises and is asked again next refresh
+            doc = self.get_optional(f"/apis/{_q(group)}", f"discover {group}")
+            served = [str(v.get("version")) for v in (doc or {}).get("versions") or [] if v.get("version")]
+            pref = ((doc or {}).get("preferredVersion") or {}).get("version")
+            self._served[group] = pref if pref in served else next(
+                (v for v in known if v in served), served[0] if served else None)
+        return self._served[group]
+
+    def kueue_version(self) -> str | None:
+        """The served version of ``kueue.x-k8s.io`` (v1beta1 on Kueue ≤0.13, v1beta2 on newer), or None."""
+        return self.served_version(KUEUE_GROUP, KUEUE_VERSIONS)
+
     def dra_version(self) -> str | None:
         """The served version of ``resource.k8s.io`` (one discovery GET, cached), or None when not served."""
-        if not self._dra_checked:
-            self._dra_checked = True
-            doc = self.get_optional(f"/apis/{DRA_GROUP}", "discover resource.k8s.io")
-            if doc:
-                served = [v.get("version") for v in doc.get("versions") or []]
-                pref = (doc.get("preferredVersion") or {}).get("version")
-                self._dra_version = pref if pref in served else next(
-                    (v for v in DRA_VERSIONS if v in served), served[0] if served else None)
-        return self._dra_version
+        return self.served_version(DRA_GROUP, DRA_VERSIONS)
 
     def resource_claim(self, ns: str, name: str) -> dict | None:
         ver = self.dra_version()

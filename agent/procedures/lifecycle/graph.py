@@ -3,9 +3,11 @@
     START
       └─ resolve_run        Submitted        the Job or RayJob (--kind auto: a RayJob's submitter Job → the RayJob)
           ├─ walk_phases                     neither exists: Submitted is pending, nothing else to read
-          └─ read_queue     Kueue admission  Workloads by kueue.x-k8s.io/job-uid label, else owner references
+          └─ read_queue     Kueue admission  discovery (served version), then Workloads by kueue.x-k8s.io/job-uid
+                                         label, else owner references
               └─ read_raycluster  RayCluster  (RayJob only) status.rayClusterName
                   └─ read_pods    Pod scheduling … Ready   job-name= / ray.io/cluster= label
+                      └─ read_submitter_pods  RayJob status  (RayJob only) KubeRay's submitter Job's pods
                       └─ read_claims   DRA allocation   the ResourceClaims the pods reference
                           └─ read_events               events of each object read
                               └─ walk_phases           the ordered phase rules (phases/)
@@ -33,13 +35,15 @@ def build_graph():
     g.add_node("read_queue", n.read_queue)
     g.add_node("read_raycluster", n.read_raycluster)
     g.add_node("read_pods", n.read_pods)
+    g.add_node("read_submitter_pods", n.read_submitter_pods)
     g.add_node("read_claims", n.read_claims)
     g.add_node("read_events", n.read_events)
     g.add_node("walk_phases", n.walk_phases)
     g.add_node("profile", n.profile)
     g.add_node("report", n.report)
     g.add_edge(START, "resolve_run")
-    for a, b in (("read_queue", "read_raycluster"), ("read_raycluster", "read_pods"), ("read_pods", "read_claims"),
+    for a, b in (("read_queue", "read_raycluster"), ("read_raycluster", "read_pods"), ("read_pods", "read_submitter_pods"),
+                 ("read_submitter_pods", "read_claims"),
                  ("read_claims", "read_events"), ("read_events", "walk_phases"), ("walk_phases", "profile"),
                  ("profile", "report")):
         g.add_edge(a, b)

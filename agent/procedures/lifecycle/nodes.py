@@ -52,9 +52,10 @@ def _fatal(err: KubeError) -> None:
         raise LifecycleUnavailable(f"the Kubernetes API could not be reached ({err.message})")
 
 
-def _owned_by(obj: dict | None, kind: str, name: str) -> bool:
+def _owned_by(obj: dict | None, kind: str, name: str, uid: str | None = None) -> bool:
     refs = ((obj or {}).get("metadata") or {}).get("ownerReferences") or []
-    return any(r.get("kind") == kind and r.get("name") == name for r in refs)
+    return any(r.get("kind") == kind and r.get("name") == name and (uid is None or r.get("uid") == uid)
+               for r in refs)
 
 
 # --------------------------------------------------------------------------------------------- steps
@@ -66,7 +67,8 @@ def resolve_run(state: State, runtime: Runtime[Context]) -> Command:
     r = ctx.kube
 
     def reads():
-        job = r.job(req.namespace, req.name) if req.kind in ("auto", "job") else None
+        # the Job is read for --kind rayjob too: KubeRay's submitter Job has the RayJob's name
+        job = r.job(req.namespace, req.name)
         rj = r.rayjob(req.namespace, req.name) if req.kind in ("auto", "rayjob") else None
         return job, rj
 
@@ -77,8 +79,12 @@ def resolve_run(state: State, runtime: Runtime[Context]) -> Command:
         return Command(goto="walk_phases", update=upd)
     job, rj = value
     lims: list[Limitation] = []
-    if job is not None and rj is not None:
-        if _owned_by(job, "RayJob", req.name):
+    rj_uid = ((rj or {}).get("metadata") or {}).get("uid")
+    submitter = job if rj is not None and _owned_by(job, "RayJob", req.name, rj_uid) else None
+    if req.kind == "rayjob":
+        kind = "RayJob" if rj is not None else None
+    elif job is not None and rj is not None:
+        if submitter is not None:
             kind = "RayJob"
         else:
             kind = "Job"
@@ -87,7 +93,8 @@ def resolve_run(state: State, runtime: Runtime[Context]) -> Command:
                                                        "rayjob for the RayJob)"))
     else:
         kind = "Job" if job is not None else "RayJob" if rj is not None else None
-    upd.update(kind=kind, job=job if kind == "Job" else None, rayjob=rj if kind == "RayJob" else None)
+    upd.update(kind=kind, job=job if kind == "Job" else None, rayjob=rj if kind == "RayJob" else None,
+               submitter=submitter if kind == "RayJob" else None)
     if lims:
         upd["limitations"] = upd.get("limitations", []) + lims
     if kind is None:
@@ -103,13 +110,22 @@ def read_queue(state: State, runtime: Runtime[Context]) -> dict:
     ctx.step("read Kueue Workloads")
     obj = state.job if state.kind == "Job" else state.rayjob
     md = (obj or {}).get("metadata") or {}
-    (items, err), upd = _tracked(ctx, Step.QUEUE, lambda: ctx.kube.workloads(state.request.namespace,
-                                                                            md.get("uid"), state.request.name))
-    if err is not None and err.kind == "not_found":  # Kueue's CRD is not installed: no Workload can exist
-        upd["limitations"] = [Limitation(step=Step.QUEUE, text="Kueue Workloads are not served by this cluster "
-                                                               "(workloads.kueue.x-k8s.io not found)")]
-        return {**upd, "workloads": []}
-    return {**upd, "workloads": None if err is not None else items}
+    r = ctx.kube
+
+    def reads():
+        ver = r.kueue_version()  # discovery, once per reader: Kueue ≤0.13 serves v1beta1, newer v1beta2
+        return ver, (r.workloads(state.request.namespace, md.get("uid"), state.request.name) if ver else [])
+
+    (value, err), upd = _tracked(ctx, Step.QUEUE, reads)
+    if err is None and value[0] is None:  # discovery: 404, Kueue is not installed
+        upd["limitations"] = upd.get("limitations", []) + [Limitation(
+            step=Step.QUEUE, text="the API group kueue.x-k8s.io is not served by this cluster (Kueue is not "
+                                  "installed): no Workload can exist")]
+        return {**upd, "workloads": [], "kueue_served": False}
+    if err is not None and err.kind == "not_found":  # served group without the Workload resource
+        return {**upd, "workloads": [], "kueue_version": r.kueue_version()}
+    return {**upd, "workloads": None if err is not None else value[1],
+            "kueue_version": value[0] if err is None else None}
 
 
 def read_raycluster(state: State, runtime: Runtime[Context]) -> dict:
@@ -127,6 +143,24 @@ def pod_selector(state: State) -> str:
     if state.kind == "RayJob":
         return f"ray.io/cluster={state.raycluster_name}"
     return f"job-name={state.request.name}"
+
+
+def read_submitter_pods(state: State, runtime: Runtime[Context]) -> dict:
+    """RayJob status — the pods of KubeRay's submitter Job (``job-name=``, owned by that Job): the pod that runs
+    ``ray job submit``. Not one of the RayCluster's pods, so not in the pod layers."""
+    sub = state.submitter
+    if state.kind != "RayJob" or sub is None:
+        return {}
+    ctx = runtime.context
+    ctx.step("list the submitter's pods")
+    uid = ((sub.get("metadata") or {}).get("uid"))
+    (pods, err), upd = _tracked(ctx, Step.PODS, lambda: ctx.kube.pods(state.request.namespace,
+                                                                      f"job-name={state.request.name}"))
+    if err is not None:
+        return {**upd, "submitter_pods": None}
+    own = [p for p in pods or [] if _owned_by(p, "Job", state.request.name, uid)]
+    own.sort(key=lambda p: str((p.get("metadata") or {}).get("creationTimestamp") or ""))  # oldest attempt first
+    return {**upd, "submitter_pods": own}
 
 
 def read_pods(state: State, runtime: Runtime[Context]) -> dict:
@@ -170,6 +204,8 @@ def read_events(state: State, runtime: Runtime[Context]) -> dict:
         targets.append(("RayCluster", state.raycluster_name or ""))
     pods = state.pods or []
     targets += [("Pod", (p.get("metadata") or {}).get("name")) for p in pods[: ctx.max_pods_with_events]]
+    subs = (state.submitter_pods or [])[-2:]  # the newest attempts of the submitter (bounded)
+    targets += [("Pod", (p.get("metadata") or {}).get("name")) for p in subs]
     targets += [("ResourceClaim", n) for n, c in state.claims.items() if c is not None]
     ctx.step("list events")
     events: dict[str, list[dict]] = {}
@@ -195,6 +231,8 @@ def snapshot(state: State) -> ph.Snapshot:
         events[(kind, name)] = evs
     return ph.Snapshot(name=state.request.name, namespace=state.request.namespace, now=state.request.now,
                        kind=state.kind, job=state.job, rayjob=state.rayjob, workloads=state.workloads,
+                       kueue_version=state.kueue_version, kueue_served=state.kueue_served,
+                       submitter=state.submitter, submitter_pods=state.submitter_pods,
                        raycluster=state.raycluster, raycluster_name=state.raycluster_name, pods=state.pods,
                        claims=state.claims, claims_error=state.claims_error, events=events)
 

@@ -46,6 +46,10 @@ class State(BaseModel):
     job: dict | None = None
     rayjob: dict | None = None
     workloads: list[dict] | None = Field(default_factory=list)  # None: could not be read
+    kueue_version: str | None = None  # the served kueue.x-k8s.io version the Workloads were read at
+    kueue_served: bool = True  # False: discovery found no kueue.x-k8s.io (Kueue is not installed)
+    submitter: dict | None = None  # RayJob only: KubeRay's submitter batch Job (same name, owned by the RayJob)
+    submitter_pods: list[dict] | None = Field(default_factory=list)  # its pods (None: could not be read)
     raycluster_name: str | None = None
     raycluster: dict | None = None
     pods: list[dict] | None = Field(default_factory=list)

@@ -23,6 +23,10 @@ class Snapshot:
     job: dict | None = None
     rayjob: dict | None = None
     workloads: list[dict] | None = field(default_factory=list)
+    kueue_version: str | None = None  # the kueue.x-k8s.io version the Workloads were read at (discovery)
+    kueue_served: bool = True  # False: kueue.x-k8s.io is not served (Kueue is not installed)
+    submitter: dict | None = None  # RayJob only: KubeRay's submitter Job (``ray job submit``), when it exists
+    submitter_pods: list[dict] | None = field(default_factory=list)  # its pods; None: could not be read
     raycluster: dict | None = None
     raycluster_name: str | None = None
     pods: list[dict] | None = field(default_factory=list)

@@ -6,6 +6,9 @@ from agent.model.lifecycle import Phase
 from agent.model.result import EvidenceLine
 from agent.procedures.lifecycle.phases.common import (Snapshot, _ev, _one_line, _phase, _reason_text, _st, _true,
                                                       rayjob_failed, rayjob_succeeded, run_ended)
+from agent.procedures.lifecycle.phases.pods import container_start, image_pull, init_containers, pod_scheduling
+
+SUBMITTER_LAYERS = (pod_scheduling, image_pull, init_containers, container_start)
 
 
 def raycluster(s: Snapshot) -> Phase:
@@ -43,7 +46,49 @@ def raycluster(s: Snapshot) -> Phase:
     return _phase(name, "done", detail, "platform", evidence=ev)
 
 
+def _submitter_layers(s: Snapshot) -> list[Phase]:
+    if s.kind != "RayJob" or s.submitter is None or not s.submitter_pods:
+        return []
+    sub = Snapshot(name=(s.submitter.get("metadata") or {}).get("name") or s.name, namespace=s.namespace, now=s.now,
+                   kind="Job", job=s.submitter, pods=s.submitter_pods, events=s.events)
+    return [rule(sub) for rule in SUBMITTER_LAYERS]
+
+
+def submitter_waiting(s: Snapshot) -> Phase | None:
+    """The first submitter layer still pending or active (its pod not yet scheduled, pulling, initialising)."""
+    return next((p for p in _submitter_layers(s) if p.status in ("pending", "active")), None)
+
+
+def submitter_failure(s: Snapshot) -> Phase | None:
+    """The first failing layer of KubeRay's submitter (the batch Job named after the RayJob, owned by it, whose pod
+    runs ``ray job submit``), walked with the pod rules over the submitter's own pods; None when nothing fails.
+
+    KubeRay creates the submitter only once the RayCluster is ready, and the RayJob's job status comes from the
+    Ray dashboard, so a submitter that never runs (image pull, crash, exit 1) shows nowhere else: it belongs to
+    the RayJob's own layer, not to the RayCluster's pod layers (which stay as they are)."""
+    if s.kind != "RayJob" or s.submitter is None or s.submitter_pods is None:
+        return None
+    if not s.submitter_pods:  # pods gone: a Failed submitter Job still says why (its condition)
+        sub = Snapshot(name=s.name, namespace=s.namespace, now=s.now, kind="Job", job=s.submitter, pods=[],
+                       events=s.events)
+        p = container_start(sub)
+        return p if p.status == "warning" else None
+    return next((p for p in _submitter_layers(s) if p.status == "warning"), None)
+
+
 def rayjob_status(s: Snapshot) -> Phase:
+    sub = submitter_failure(s)
+    phase = _rayjob_status(s, sub)
+    if sub is not None and phase.status != "warning":
+        phase.evidence += sub.evidence  # history (e.g. an earlier failed attempt): shown, not the verdict
+    return phase
+
+
+def _submitter_text(sub: Phase) -> str:
+    return f"submitter Job ({sub.name.lower()}): {sub.detail}"
+
+
+def _rayjob_status(s: Snapshot, sub: Phase | None) -> Phase:
     name = lc.RAYJOB_STATUS
     st = _st(s.rayjob)
     dep, js = str(st.get("jobDeploymentStatus") or ""), str(st.get("jobStatus") or "")
@@ -52,13 +97,30 @@ def rayjob_status(s: Snapshot) -> Phase:
     ev = [_ev(src, shown or "no status reported")]
     reason = _reason_text(st.get("reason"), st.get("message"))
     if rayjob_failed(s.rayjob):
-        return _phase(name, "warning", f"{shown} reason={reason}" if reason else shown, "researcher",
+        detail = f"{shown} reason={reason}" if reason else shown
+        if sub is not None and js.upper() != "FAILED":  # the deployment failed before the Ray job did: submission
+            return _phase(name, "warning", f"{detail}; {_submitter_text(sub)}", sub.owner,
+                          hint="KubeRay's submitter pod (ray job submit) failed, so the Ray job was not submitted or "
+                               "followed: fix the submitter before resubmitting", next_action=sub.next_action,
+                          evidence=ev + sub.evidence)
+        return _phase(name, "warning", detail, "researcher",
                       hint="the Ray application (driver) failed: read the driver log before resubmitting",
                       next_action=f"read the Ray job driver log (kubectl logs -n {s.namespace} -l "
                                   f"job-name={s.name}, or `ray job logs {st.get('jobId') or '<job-id>'}`); fix the "
-                                  "application", evidence=ev)
+                                  "application", evidence=ev + (sub.evidence if sub else []))
     if rayjob_succeeded(s.rayjob):
         return _phase(name, "done", shown, "researcher", evidence=ev)
+    if sub is not None:  # KubeRay marks the RayJob Failed (SubmissionFailed) once the submitter Job gives up
+        return _phase(name, "warning", f"{shown + '; ' if shown else ''}{_submitter_text(sub)}", sub.owner,
+                      hint="KubeRay's submitter pod (ray job submit) is failing: the RayCluster is up but the Ray "
+                           "job is not submitted or followed; the RayJob fails once the submitter Job's retries "
+                           "are used up", next_action=sub.next_action, evidence=ev + sub.evidence)
+    waiting = submitter_waiting(s) if js.upper() != "RUNNING" else None
+    if waiting is not None:  # the RayCluster is up; the Ray job is not submitted until the submitter pod runs
+        return _phase(name, "active", f"{shown + '; ' if shown else ''}{_submitter_text(waiting)}", waiting.owner,
+                      hint=waiting.hint, evidence=ev + waiting.evidence,
+                      next_action=waiting.next_action or "wait for KubeRay's submitter pod to start (kubectl "
+                                                         f"describe pod -n {s.namespace} -l job-name={s.name})")
     if dep == "Running" or js.upper() == "RUNNING":
         return _phase(name, "done", f"{shown} (running is not proof of progress: read the driver log)", "researcher",
                       evidence=ev)
