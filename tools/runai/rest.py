@@ -44,7 +44,7 @@ from tools.timeutil import iso, parse_time
 from tools.transport import make_client
 
 __all__ = ["RunaiClient", "SPEC_PATH_BY_KIND", "spec_kind_path", "request_text", "check_base_url", "metric_series",
-           "history_record"]
+           "history_record", "history_page"]
 
 SPEC_PATH_BY_KIND = {"training": "trainings", "workspace": "workspaces", "inference": "inferences",
                      "distributed": "distributed"}
@@ -566,18 +566,8 @@ class RunaiClient:
                 pages += 1
                 if not isinstance(body, dict) or not isinstance(body.get("records"), list):
                     raise ToolFailure(ErrorKind.MALFORMED, "history response has no 'records' list")
-                page_old = False
-                for raw in body["records"]:
-                    rec, why = history_record(raw)
-                    if rec is None:
-                        skips.skip(why)
-                        continue
-                    skips.keep()
-                    at = parse_time(rec.at)
-                    if at is not None and at < cutoff:
-                        page_old = True
-                        continue
-                    records.append(rec)
+                kept, page_old = history_page(body["records"], cutoff, skips)
+                records += kept
                 nxt = body.get("next")
                 if page_old:
                     reached = True
@@ -702,6 +692,25 @@ def history_record(raw: Any) -> tuple[HistoryRecord | None, str]:
     typ = meta.get("type")
     return HistoryRecord(at=at if isinstance(at, str) else None, type=typ if isinstance(typ, str) else None,
                          event=event, phase_update=phase), ""
+
+
+def history_page(raws: list, cutoff: datetime, skips: Skips) -> tuple[list[HistoryRecord], bool]:
+    """One page of history records (shared by every source): the usable ones newer than ``cutoff``, the bad ones
+    counted in ``skips``, and whether the page reached the cutoff."""
+    out: list[HistoryRecord] = []
+    reached = False
+    for raw in raws:
+        rec, why = history_record(raw)
+        if rec is None:
+            skips.skip(why)
+            continue
+        skips.keep()
+        at = parse_time(rec.at)
+        if at is not None and at < cutoff:
+            reached = True
+            continue
+        out.append(rec)
+    return out, reached
 
 
 def _fails(model, value: dict) -> bool:

@@ -38,8 +38,8 @@ from tools.runai.mcp.session import Connector, McpSession
 from tools.runai.models import (OOM_METRICS, Event, History, Pod, Skips, SubmittedSpec, Workload, WorkloadStatus,
                                 parse_lenient)
 from tools.runai.results import Absent, no_spec, tool_result
-from tools.runai.rest import history_record, metric_series, spec_kind_path
-from tools.timeutil import iso, parse_time
+from tools.runai.rest import history_page, metric_series, spec_kind_path
+from tools.timeutil import iso
 
 __all__ = ["RunaiMcpSource", "request_text"]
 
@@ -235,19 +235,8 @@ class RunaiMcpSource:
 
         def fn(call, notes: list[str]) -> History:
             body, _ = call({"workloadId": workload_id})
-            records, reached = [], False
             skips = Skips("history records")
-            for raw in _items(body, "records", "history"):
-                rec, why = history_record(raw)
-                if rec is None:
-                    skips.skip(why)
-                    continue
-                skips.keep()
-                at = parse_time(rec.at)
-                if at is not None and at < cutoff:
-                    reached = True
-                    continue
-                records.append(rec)
+            records, reached = history_page(_items(body, "records", "history"), cutoff, skips)
             _incomplete(body, "history" if reached else "history (older records in the window were not read)",
                         notes)
             notes[:0] = skips.note()
