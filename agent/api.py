@@ -29,7 +29,8 @@ def run_graph(request: DiagnosisRequest, runai: RunaiSource, kube: Any = None, k
 
     ctx = Context(runai=runai, kube=kube, kube_unavailable=kube_unavailable, progress=progress,
                   limits=limits or Limits())
-    return graph("runai_failed").invoke({"request": request}, context=ctx)["result"]
+    config = None if ctx.limits.concurrent_reads else {"max_concurrency": 1}  # parallel nodes one at a time
+    return graph("runai_failed").invoke({"request": request}, context=ctx, config=config)["result"]
 
 
 def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, workload_name: str | None = None,

@@ -25,6 +25,8 @@ from typing import Any
 import re2
 from pydantic import BaseModel, Field
 
+from .clean import fully_clean, redaction_clean, remember_fully_clean
+from .redaction.heuristics import MIN_LEN
 from .redaction import (
     MAX_MEM,
     UNANCHORED,
@@ -404,12 +406,17 @@ def _normalise_value(obj: Any, leaves: list, path: str) -> Any:
     """normalise every string; ``leaves`` gets (raw, normalised, location, is_key) of every string in the
     order the findings are reported (a key before its value)."""
     if isinstance(obj, str):
+        if fully_clean(obj):
+            return obj
         norm = normalise(obj)
         leaves.append((obj, norm, path, False))
         return norm
     if isinstance(obj, dict):
         out = {}
         for k, v in obj.items():
+            if isinstance(k, str) and fully_clean(k):
+                out[k] = _normalise_value(v, leaves, f"{path}.{k}" if path else k)
+                continue
             nk = normalise(k) if isinstance(k, str) else k
             loc = f"{path}.{nk}" if path else str(nk)
             if isinstance(k, str):
@@ -465,7 +472,11 @@ def sanitize_value(obj: Any) -> tuple[Any, list[InjectionFinding]]:
         if not values and not keys:
             _redacted_leaves(norm, red, "", values, keys)
         rstr = (keys if is_key else values).get(loc, _WITHHELD)
-        findings.extend(_detect(raw, nstr, loc, _WITHHELD if rstr is _AMBIGUOUS else rstr))
+        found = _detect(raw, nstr, loc, _WITHHELD if rstr is _AMBIGUOUS else rstr)
+        if found:
+            findings.extend(found)
+        elif raw is nstr and (len(raw) < MIN_LEN or redaction_clean(raw)):  # every stage was the identity on it
+            remember_fully_clean(raw)
     return red, findings
 
 

@@ -304,3 +304,31 @@ def test_a_failed_token_exchange_is_not_repeated_by_the_other_thread():
             client(sim).get_workload_status(WID)
         assert sum(1 for m, p in sim.requests if m == "POST") == 3
     assert "answered HTTP 503 after 3 attempts" in str(e.value)
+
+
+def test_reads_one_at_a_time_give_the_same_status_with_the_workload_first():
+    """``concurrent_reads=False`` (the service and triage): the same result, the workload read before its events,
+    and no thread used for the read; with the default the events are read beside the workload."""
+    import threading
+
+    evs = [event("OOMKilled", "Container trainer was OOM killed")]
+    with running_simulator(world(events=evs)) as sim:
+        c = client(sim)
+        c.ensure_token()
+        both = c.get_workload_status(WID)
+        seen: list[str] = []
+        serial = client(sim, concurrent_reads=False)
+        serial.ensure_token()
+        inner = serial._get_json
+
+        def spy(*a, **k):
+            seen.append(threading.current_thread().name)
+            return inner(*a, **k)
+
+        serial._get_json = spy
+        sim.requests.clear()
+        one = serial.get_workload_status(WID)
+        order = [p for _m, p in sim.requests]
+    assert one.model_dump() == both.model_dump()
+    assert order == [f"/api/v1/workloads/{WID}", f"/api/v1/workloads/{WID}/events?sortOrder=desc&offset=0&limit=50"]
+    assert set(seen) == {threading.current_thread().name}

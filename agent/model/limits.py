@@ -13,3 +13,8 @@ class Limits:
     read_idle_seconds: float = 10.0  # a Run:ai read that receives nothing for this long fails (inactivity)
     read_total_seconds: float = 30.0  # one Run:ai request, headers and body, never takes longer (a drip ends)
     max_event_pages: int = 20  # pages of workload events followed within the lookback (50 events a page)
+    # a diagnosis reads its independent steps at once (spec, pods, history, metrics; the events beside the
+    # workload): the least latency for one diagnosis (CLI, chat). A service or a fleet that runs many diagnoses at
+    # once reads them one after the other instead: the same reads, the same report, less CPU per diagnosis (the
+    # threads of one process contend for the GIL; measured by `workload-diagnose bench --only serve`)
+    concurrent_reads: bool = True

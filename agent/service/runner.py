@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 from agent.api import run_graph
 from agent.entrypoints.errors import HANDLED, http_status
+from agent.model.limits import Limits
 from agent.model.request import DiagnosisRequest
 from agent.model.result import DiagnosisResult, ToolCall
 from agent.service.auth import Principal, ScopeDenied
@@ -23,6 +24,8 @@ from tools.runai import ApiAuthError, ApiUnavailable
 SKILL_READS = frozenset({"list_workloads", "get_workload_status", "get_workload_spec", "get_workload_pods",
                          "get_workload_history", "get_workload_metrics"})
 OnCall = Callable[[ToolCall], None]
+# many diagnoses at once: each reads its steps one after the other (Limits.concurrent_reads)
+SERVICE_LIMITS = Limits(concurrent_reads=False)
 
 
 class Busy(Exception):
@@ -98,7 +101,7 @@ class Runner:
         source = Observed(principal.guard(client), self.metrics, on_call)
         try:
             return run_graph(req, source, self.upstream.kube, self.upstream.kube_unavailable,
-                             _tier2_progress(on_call) if on_call is not None else None)
+                             _tier2_progress(on_call) if on_call is not None else None, SERVICE_LIMITS)
         except ApiAuthError as e:
             if principal.mode != "passthrough" and not isinstance(e, ScopeDenied) and http_status(e) == 401:
                 # the service's own credentials were refused: the caller's are not in question

@@ -73,7 +73,7 @@ class Upstream:
         """A Run:ai source for one diagnosis: the caller's token (pass-through) or the service account's."""
         token = bearer if self.config.auth == "passthrough" else self.tokens
         return RunaiClient(self.url, None, None, bearer_token=token, timeout=self.config.upstream_timeout_s,
-                           transport=self._transport)
+                           transport=self._transport, concurrent_reads=False)
 
     # ------------------------------------------------------------------ readiness
     def ready(self) -> tuple[bool, str]:

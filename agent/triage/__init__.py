@@ -47,7 +47,7 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
     if not url:
         raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
     paced = PacedTransport(transport, **({"sleep": retry_sleep} if retry_sleep else {}))
-    client = RunaiClient(url, cid, secret, transport=paced, **({"sleep": retry_sleep} if retry_sleep else {}))
+    client = RunaiClient(url, cid, secret, transport=paced, concurrent_reads=False, **({"sleep": retry_sleep} if retry_sleep else {}))
     kube = None
     try:
         client.ensure_token()  # once, for every read of the triage

@@ -37,7 +37,7 @@ def _init(url: str, client_id: str | None, secret: str | None, token: str, kubec
     from tools.runai.fleet import PacedTransport, adopt_token
 
     paced = PacedTransport()
-    client = RunaiClient(url, client_id, secret, transport=paced)
+    client = RunaiClient(url, client_id, secret, transport=paced, concurrent_reads=False)
     adopt_token(client, token)
     kube, why = make_kube(kubeconfig, use_kube)
     _STATE.update(client=client, paced=paced, kube=SharedKube(kube) if kube is not None else None, why=why,

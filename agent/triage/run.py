@@ -1,6 +1,7 @@
 """Diagnose every listed workload with the unchanged ``runai_failed`` graph, concurrently and sharing reads.
 
-* Bounded concurrency: a pool of ``concurrency`` workers (the graph's own parallel reads run inside each).
+* Bounded concurrency: a pool of ``concurrency`` workers; each diagnosis reads its steps one after the other
+  (``Limits.concurrent_reads``: the concurrency is across workloads, threads inside one would only add CPU).
 * Shared: one client (one connection pool, the token fetched once), the listed workload for the status read of a
   terminal workload (``tools.runai.fleet.WorkloadReads``), and Tier 2 node descriptions and namespace checks, read
   once for every workload that needs them (:class:`SharedKube`).
@@ -22,6 +23,10 @@ from agent.model.time import iso
 from agent.triage.listing import TriageRequest
 from tools.runai import ApiUnavailable, InvalidInput, Workload
 from tools.runai.fleet import WorkloadReads
+
+
+# many diagnoses at once: each reads its steps one after the other (Limits.concurrent_reads)
+FLEET_LIMITS = Limits(concurrent_reads=False)
 
 
 @dataclass
@@ -90,7 +95,7 @@ def diagnose_all(client: Any, req: TriageRequest, items: list[Item], *, kube: An
         item.reads = WorkloadReads(client, None if item.active else w)
         try:
             dreq = build_request(cluster_id=req.cluster_id, workload_id=w.id, lookback=req.lookback, now=now)
-            item.result = run_graph(dreq, item.reads, kube, kube_unavailable, None, limits)
+            item.result = run_graph(dreq, item.reads, kube, kube_unavailable, None, limits or FLEET_LIMITS)
         except (ApiUnavailable, InvalidInput) as e:
             item.error = str(e)
         finally:

@@ -146,9 +146,12 @@ class RunaiClient:
         url_origin: str = "--runai-url",
         on_invocation: Callable[[Invocation, float], None] | None = None,
         bearer_token: str | Callable[[bool], str] | None = None,
+        concurrent_reads: bool = True,
     ):
         """``bearer_token`` replaces the client credentials: a caller's own Run:ai token (pass-through, so Run:ai's
-        RBAC decides), or ``fn(refresh) -> token``, a token cache shared by many clients (``refresh`` after a 401)."""
+        RBAC decides), or ``fn(refresh) -> token``, a token cache shared by many clients (``refresh`` after a 401).
+        ``concurrent_reads=False``: the workload and its events are read one after the other (a service or a fleet
+        running many diagnoses at once: see ``Limits.concurrent_reads``)."""
         if not base_url:
             raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
         self.base_url = check_base_url(base_url, url_origin)
@@ -162,6 +165,7 @@ class RunaiClient:
         self.max_body_bytes = max_body_bytes
         self.read_total = read_total
         self.max_event_pages = max_event_pages
+        self.concurrent_reads = concurrent_reads
         self.deadline = deadline or Deadline(None)
         self._sleep = sleep or self.deadline.sleep
         try:
@@ -169,6 +173,7 @@ class RunaiClient:
                                      ca_file=ca_file)
         except ValueError as e:  # the CA file
             raise InvalidInput(str(e)) from None
+        self._timeout = self._http.timeout.as_dict()
         self._on_invocation = on_invocation  # (invocation, elapsed ms) after each read, answered or not (-v)
         self._token: str | None = None
         self._token_error: BaseException | None = None  # a failed exchange is not repeated by the other threads
@@ -243,13 +248,23 @@ class RunaiClient:
     def _send_once(self, method: str, path: str, **kw: Any) -> _Answer:
         """One request, its body streamed and cut at the cap; only a 2xx body is read (others are closed)."""
         with self.deadline.scope(self.read_total):
-            r = self._http.send(self._http.build_request(method, path, **kw), stream=True)
+            r = self._http.send(self._request(method, path, **kw), stream=True)
             try:
                 if not (200 <= r.status_code < 300):
                     return _Answer(r.status_code, r.headers, b"")
                 return _Answer(r.status_code, r.headers, self._read_capped(r, method, path))
             finally:
                 r.close()
+
+    def _request(self, method: str, path: str, *, params: list[tuple[str, str]] | None = None,
+                 json: dict | None = None, data: dict | None = None, headers: dict | None = None) -> httpx.Request:
+        """What ``Client.build_request`` builds (the client's headers and timeout, ``path`` under the base URL), made
+        directly: merging a relative URL costs more than the rest of a request's preparation."""
+        h = httpx.Headers(self._http.headers)
+        if headers:
+            h.update(headers)
+        return httpx.Request(method, self.base_url + path, params=params, json=json, data=data, headers=h,
+                             extensions={"timeout": self._timeout})
 
     def _read_capped(self, r: httpx.Response, method: str, path: str) -> bytes:
         cap = self.max_body_bytes
@@ -437,27 +452,33 @@ class RunaiClient:
         wid = quote(workload_id, safe="")
 
         def fn(get, invs: list[Invocation], notes: list[str]) -> WorkloadStatus:
-            from concurrent.futures import ThreadPoolExecutor
-
             event_invs: list[Invocation] = []
             event_notes: list[str] = []
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                fw = pool.submit(get, f"/api/v1/workloads/{wid}") if listed is None else None
-                fe = (pool.submit if listed is None else _inline)(self._events, get, wid, cutoff, event_invs,
-                                                                  event_notes)
-                if fw is not None:
-                    body, inv = fw.result()  # raises: without the workload there is no status
-                    invs.append(inv)
-                events: list[Event] | None
-                events_error = None
+            # the events are read beside the workload (a shared pool: no thread is started per read), or after
+            # it when this client reads one thing at a time (concurrent_reads=False)
+            beside = listed is None and self.concurrent_reads
+            args = (self._events, get, wid, cutoff, event_invs, event_notes)
+            fe = _read_pool().submit(*args) if beside else None
+            if listed is None:
                 try:
-                    events = fe.result()
-                except (ToolFailure, _Absent) as e:
-                    events = None
-                    events_error = getattr(e, "message", None) or str(e)
-                    if getattr(e, "invocation", None) is not None:
-                        event_invs.append(e.invocation)
-                invs.extend(event_invs)
+                    body, inv = get(f"/api/v1/workloads/{wid}")
+                except BaseException:  # without the workload there is no status: its error is the read's
+                    if fe is not None:
+                        fe.exception()  # (the events read ends first, whatever it gives)
+                    raise
+                invs.append(inv)
+            if fe is None:
+                fe = _inline(*args)
+            events: list[Event] | None
+            events_error = None
+            try:
+                events = fe.result()
+            except (ToolFailure, _Absent) as e:
+                events = None
+                events_error = getattr(e, "message", None) or str(e)
+                if getattr(e, "invocation", None) is not None:
+                    event_invs.append(e.invocation)
+            invs.extend(event_invs)
             if listed is not None:
                 workload, problems = listed, []
             else:
@@ -637,6 +658,23 @@ def metric_series(measurements: list, raw: Any, skips: Skips | None = None) -> l
             samples_.append(MetricSample(timestamp=ts if isinstance(ts, str) else None, value=val))
         out.append(MetricSeries(type=m["type"], samples=samples_, unparsable=bad))
     return out
+
+
+_POOL: Any = None
+_POOL_LOCK = threading.Lock()
+
+
+def _read_pool() -> Any:
+    """One thread pool for the reads a diagnosis makes beside another (the events beside the workload), shared
+    by every client of the process: threads are started once, not per read."""
+    global _POOL
+    if _POOL is None:
+        with _POOL_LOCK:
+            if _POOL is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                _POOL = ThreadPoolExecutor(max_workers=32, thread_name_prefix="runai-read")
+    return _POOL
 
 
 def _inline(fn: Callable[..., Any], *args: Any) -> Any:

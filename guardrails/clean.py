@@ -1,0 +1,45 @@
+"""Strings already proved to pass every filter unchanged, so the next body that repeats them costs nothing.
+
+API bodies repeat most of their strings: keys (``createdAt``, ``phase``), enum values (``Running``, ``Warning``),
+ids and names of the same workload, read again by the next diagnosis. A string is remembered only when every
+stage was the identity on it: normalisation left it as it was, the text redactor inserted no marker, and the
+injection scan found nothing. Those are pure functions of the string alone (the key-aware rules of
+``redaction.structured`` still run on every value: they look at the key, not here), so skipping them for a
+remembered string gives exactly what running them gives. Nothing that was redacted, altered or flagged is ever
+kept, so the memo holds no secret. Bounded: short strings only, and it starts over when full.
+"""
+from __future__ import annotations
+
+MAX_LEN = 256  # longer strings are rare in bodies and rarely repeat
+MAX_ENTRIES = 50_000  # ~ a few MB at most
+
+_redaction: set[str] = set()  # redact_with_count(s) == (s, 0)
+_all: set[str] = set()  # and normalise(s) == s and no injection finding
+
+
+def redaction_clean(s: str) -> bool:
+    return s in _redaction
+
+
+def remember_redaction_clean(s: str) -> None:
+    if len(s) <= MAX_LEN:
+        if len(_redaction) >= MAX_ENTRIES:
+            _redaction.clear()
+        _redaction.add(s)
+
+
+def fully_clean(s: str) -> bool:
+    return s in _all
+
+
+def remember_fully_clean(s: str) -> None:
+    if len(s) <= MAX_LEN:
+        if len(_all) >= MAX_ENTRIES:
+            _all.clear()
+        _all.add(s)
+
+
+def forget() -> None:
+    """Start over (tests that measure the filters themselves)."""
+    _redaction.clear()
+    _all.clear()
