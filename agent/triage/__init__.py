@@ -66,9 +66,17 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
             from agent.triage.procs import diagnose_in_processes
             from tools.runai.fleet import token_of
 
+            per_process = max(1, -(-concurrency // processes))
+
+            def here(chunk: list) -> None:  # this process is one of the N: N - 1 are spawned
+                diagnose_all(client, req, chunk, kube=shared, kube_unavailable=why, concurrency=per_process,
+                             progress=on_done)
+
             counters += diagnose_in_processes(items, req, processes=processes, url=url, client_id=cid, secret=secret,
                                               token=token_of(client), kubeconfig=kubeconfig, use_kube=use_kube,
-                                              concurrency=concurrency, progress=on_done).values()
+                                              concurrency=concurrency, progress=on_done, here=here).values()
+            counters[0] = {"sent": paced.sent, "rate_limited": paced.rate_limited, "paused_s": paced.paused_s,
+                           "kube_reads": shared.reads if shared else 0, "kube_saved": shared.saved if shared else 0}
         else:
             diagnose_all(client, req, items, kube=shared, kube_unavailable=why, concurrency=concurrency,
                          progress=on_done)

@@ -35,15 +35,11 @@ class Rule:
 
 
 def _pods(it: Item) -> list:
-    r = it.reads.pods if it.reads else None
-    return list(r.data or []) if r is not None and r.ok else []
+    return list(it.reads.pods) if it.reads else []
 
 
 def _spec(it: Item) -> dict:
-    r = it.reads.spec if it.reads else None
-    body = r.data.body if r is not None and r.ok and r.data else {}
-    spec = body.get("spec") if isinstance(body, dict) else None
-    return spec if isinstance(spec, dict) else {}
+    return it.reads.spec if it.reads else {}
 
 
 def _node_facts(it: Item) -> list[Fact]:
@@ -55,8 +51,7 @@ def _images(it: Item) -> list[tuple[str, str]]:
     img = _spec(it).get("image")
     if isinstance(img, str) and img:
         return [(img, S_SPEC)]
-    return sorted({(c.get("image"), S_PODS) for p in _pods(it) for c in p.containers
-                   if isinstance(c, dict) and isinstance(c.get("image"), str) and c.get("image")})
+    return sorted({(img, S_PODS) for p in _pods(it) for img in p.images})
 
 
 def _image_facts(it: Item) -> list[Fact]:

@@ -1,32 +1,23 @@
 """Diagnoses spread over worker processes (``--processes N``), for fleets where CPU is the limit.
 
 One Python process runs Python on one core at a time (the GIL): a triage of thousands of workloads spends its
-time in the graph's CPU, not waiting for the API, so threads alone cannot use a second core. Each worker process
-runs the same :func:`agent.triage.run.diagnose_all` (a thread pool, the unchanged graph) over chunks of the
-listing, with the token the parent fetched (``adopt_token``: still one token request per triage). What is shared
-only within a process: the ``429 Retry-After`` pause and the Tier 2 node/namespace reads (at most once per node
+time in the graph's CPU, not waiting for the API, so threads alone cannot use a second core. ``--processes N`` is
+this process and N - 1 spawned workers (a spawned interpreter costs its whole memory: the parent, which holds the
+listing anyway, diagnoses too). Each runs the same :func:`agent.triage.run.diagnose_all` (a thread pool, the
+unchanged graph) over chunks of the listing, taking the next chunk when it is free, with the token the parent
+fetched (``adopt_token``: still one token request per triage). What is shared only within a process: the ``429 Retry-After`` pause and the Tier 2 node/namespace reads (at most once per node
 per process). Workers are spawned, not forked (the parent holds threads and sockets).
 """
 from __future__ import annotations
 
 import os
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from agent.triage.listing import TriageRequest
 from agent.triage.run import Item
 
 _STATE: dict[str, Any] = {}
-
-
-@dataclass
-class KeptReads:
-    """What the patterns need of a worker's reads (``WorkloadReads`` holds a client and cannot cross processes)."""
-
-    pods: Any
-    spec: Any
-    stood_in: bool
 
 
 def _init(url: str, client_id: str | None, secret: str | None, token: str, kubeconfig: str | None,
@@ -51,8 +42,7 @@ def _chunk(req: TriageRequest, rows: list[tuple[dict, bool]]) -> tuple[list[tupl
     s = _STATE
     items = [Item(Workload.model_validate(w), active) for w, active in rows]
     diagnose_all(s["client"], req, items, kube=s["kube"], kube_unavailable=s["why"], concurrency=s["concurrency"])
-    out = [(it.result, it.error, KeptReads(it.reads.pods, it.reads.spec, it.reads.stood_in) if it.reads else None)
-           for it in items]
+    out = [(it.result, it.error, it.reads) for it in items]
     p, k = s["paced"], s["kube"]
     return out, {"pid": os.getpid(), "sent": p.sent, "rate_limited": p.rate_limited, "paused_s": p.paused_s,
                  "kube_reads": k.reads if k else 0, "kube_saved": k.saved if k else 0}
@@ -60,34 +50,77 @@ def _chunk(req: TriageRequest, rows: list[tuple[dict, bool]]) -> tuple[list[tupl
 
 def diagnose_in_processes(items: list[Item], req: TriageRequest, *, processes: int, url: str,
                           client_id: str | None, secret: str | None, token: str, kubeconfig: str | None,
-                          use_kube: bool, concurrency: int, progress: Callable[[Item], None] | None = None
-                          ) -> dict[int, dict]:
-    """Fill every item's result (or error) and ``reads`` (a :class:`KeptReads`); returns each worker's counters."""
+                          use_kube: bool, concurrency: int, progress: Callable[[Item], None] | None = None,
+                          here: Callable[[list[Item]], None] | None = None) -> dict[int, dict]:
+    """Fill every item's result (or error) and ``reads`` (a :class:`KeptReads`); returns each worker's counters.
+
+    ``here(chunk)`` (optional) diagnoses a chunk in this process: then this process is one of the ``processes``
+    (``processes - 1`` are spawned; each spawned one costs a whole interpreter's memory) and takes the next chunk
+    whenever it is free, as the workers do."""
     import multiprocessing as mp
+    import threading
 
     if not items:
         return {}
     size = max(10, -(-len(items) // (processes * 8)))  # small chunks: the bar moves, the workers stay balanced
     chunks = [items[i:i + size] for i in range(0, len(items), size)]
     counters: dict[int, dict] = {}
+    spawned = processes - 1 if here is not None else processes
     per_process = max(1, -(-concurrency // processes))
-    with ProcessPoolExecutor(max_workers=processes, mp_context=mp.get_context("spawn"), initializer=_init,
+    lock = threading.Lock()
+    queue = iter(chunks)
+    stop = threading.Event()
+    failure: list[BaseException] = []
+
+    def take() -> list[Item] | None:
+        with lock:
+            return None if stop.is_set() else next(queue, None)
+
+    def local() -> None:  # this process's share, chunk after chunk
+        try:
+            while (c := take()) is not None:
+                here(c)
+        except BaseException as e:  # noqa: BLE001 - raised by the caller below, as a worker's would be
+            failure.append(e)
+            stop.set()
+
+    mine = threading.Thread(target=local, name="triage-here", daemon=True) if here is not None else None
+    with ProcessPoolExecutor(max_workers=spawned, mp_context=mp.get_context("spawn"), initializer=_init,
                              initargs=(url, client_id, secret, token, kubeconfig, use_kube, per_process)) as pool:
-        futures = {pool.submit(_chunk, req, [(it.workload.model_dump(mode="json"), it.active) for it in c]): c
-                   for c in chunks}
+        futures: dict[Any, list[Item]] = {}
+
+        def submit() -> Any:
+            c = take()
+            if c is None:
+                return None
+            f = pool.submit(_chunk, req, [(it.workload.model_dump(mode="json"), it.active) for it in c])
+            futures[f] = c
+            return f
+
+        for _ in range(spawned * 2):  # two chunks queued per worker: it never waits for the next one
+            submit()
+        if mine is not None:
+            mine.start()
         pending = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_EXCEPTION)
             for f in done:
                 if f.exception() is not None:
+                    stop.set()
                     for g in pending:
                         g.cancel()
                     raise f.exception()  # ApiAuthError (or a bug): no triage from half the workloads
                 rows, stats = f.result()
                 if stats["sent"] >= counters.get(stats["pid"], {}).get("sent", -1):  # cumulative per worker
                     counters[stats["pid"]] = stats
-                for it, (result, error, reads) in zip(futures[f], rows):
+                for it, (result, error, reads) in zip(futures.pop(f), rows):
                     it.result, it.error, it.reads = result, error, reads
                     if progress is not None:
                         progress(it)
+                if (g := submit()) is not None:
+                    pending.add(g)
+    if mine is not None:
+        mine.join()
+    if failure:
+        raise failure[0]
     return counters

@@ -29,13 +29,43 @@ from tools.runai.fleet import WorkloadReads
 FLEET_LIMITS = Limits(concurrent_reads=False)
 
 
+@dataclass(frozen=True)
+class PodFact:
+    name: str
+    nodeName: str | None
+    images: tuple[str, ...]  # the containers' images, in the order Run:ai listed them
+
+
+@dataclass(frozen=True)
+class KeptReads:
+    """What the patterns group by, kept of one diagnosis's reads once it is done (the reads themselves, a client
+    view and whole bodies, are let go: a fleet of thousands is held in memory until its report; this also crosses
+    from a worker process): the pods (name, node, images) when the pods read succeeded, the submitted spec's
+    ``image`` and ``storage`` when the spec read did, and whether the listed workload stood in for its status."""
+
+    pods: tuple[PodFact, ...]
+    spec: dict
+    stood_in: bool
+
+    @classmethod
+    def of(cls, reads: WorkloadReads) -> "KeptReads":
+        p, sp = reads.pods, reads.spec
+        pods = tuple(PodFact(x.name, x.nodeName, tuple(c["image"] for c in x.containers if isinstance(c, dict)
+                                                      and isinstance(c.get("image"), str) and c["image"]))
+                     for x in (p.data or [])) if p is not None and p.ok else ()
+        body = sp.data.body if sp is not None and sp.ok and sp.data else {}
+        spec = body.get("spec") if isinstance(body, dict) else None
+        kept = {k: spec[k] for k in ("image", "storage") if k in spec} if isinstance(spec, dict) else {}
+        return cls(pods, kept, reads.stood_in)
+
+
 @dataclass
 class Item:
     """One workload of the triage: its listing, the diagnosis (or why there is none) and what it read."""
 
     workload: Workload
     active: bool
-    reads: WorkloadReads | None = None
+    reads: KeptReads | None = None  # what the patterns need of its reads, once diagnosed
     result: DiagnosisResult | None = None
     error: str | None = None
 
@@ -92,13 +122,14 @@ def diagnose_all(client: Any, req: TriageRequest, items: list[Item], *, kube: An
 
     def one(item: Item) -> None:
         w = item.workload
-        item.reads = WorkloadReads(client, None if item.active else w)
+        reads = WorkloadReads(client, None if item.active else w)
         try:
             dreq = build_request(cluster_id=req.cluster_id, workload_id=w.id, lookback=req.lookback, now=now)
-            item.result = run_graph(dreq, item.reads, kube, kube_unavailable, None, limits or FLEET_LIMITS)
+            item.result = run_graph(dreq, reads, kube, kube_unavailable, None, limits or FLEET_LIMITS)
         except (ApiUnavailable, InvalidInput) as e:
             item.error = str(e)
         finally:
+            item.reads = KeptReads.of(reads)
             if progress is not None:
                 progress(item)
 
