@@ -184,7 +184,7 @@ def world_phase(world: dict, wid: str) -> str | None:
 
 
 def item_triage(ctx: Ctx) -> dict:
-    """One process (the default), and two worker processes (``--processes 2``) when the machine has 2 cores."""
+    """One process (the default), and two (``--processes 2``: this one and a spawned worker) on a 2-core machine."""
     n = 100 if ctx.quick else 2000
     configs = [1] if ctx.quick or (os.cpu_count() or 1) < 2 else [1, 2]
     rows, data = [], {}
@@ -204,7 +204,7 @@ def _rows(m: dict, n: int, procs: int) -> list[dict]:
         f"CPU-bound, not I/O-bound: the triage used {m['cpu_s']:.0f} s of CPU ({per:.0f} ms per diagnosis); "
         + ("in one Python process the GIL runs Python on one core at a time, so the wall time cannot drop below "
            "that CPU time whatever the concurrency. " if procs == 1 else
-           f"{procs} processes share the machine's cores with the simulator. ")
+           f"{procs} processes (this one and {procs - 1} spawned) share the machine's cores with the simulator. ")
         + "Profile (py-spy --gil): LangGraph's Pregel loop (task preparation, checkpoints, a thread pool per "
         "invoke) takes about half of each diagnosis, the procedure's nodes and their HTTP reads the other half. "
         f"Load average when measured: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.")
