@@ -31,8 +31,9 @@ def triage(
     kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Read-only kubeconfig for Tier 2."),
     no_kube: bool = typer.Option(False, "--no-kube", help="Do not use Kubernetes (Tier 2) at all."),
     concurrency: int = typer.Option(16, "--concurrency", help="Diagnoses in flight at once (1-256)."),
-    processes: int = typer.Option(1, "--processes", help="Processes that diagnose (1-64): this one and N-1 "
-                                                         "spawned workers, for more CPU cores on a large fleet."),
+    processes: Optional[int] = typer.Option(None, "--processes", show_default="auto: 2 on 2+ cores from 500 "
+                                            "workloads, else 1", help="Processes that diagnose (1-64): this one and "
+                                            "N-1 spawned workers, for more CPU cores on a large fleet."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     html: Optional[str] = typer.Option(None, "--html", help="Write a self-contained HTML page to FILE."),
 ) -> None:

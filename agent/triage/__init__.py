@@ -7,6 +7,8 @@ result (``report.py``; ``html.py`` renders the self-contained page).
 """
 from __future__ import annotations
 
+import os
+
 from typing import Any, Callable
 
 import httpx
@@ -16,11 +18,14 @@ from agent.triage.report import TriageResult
 __all__ = ["triage", "TriageResult"]
 
 
+AUTO_PROCESSES_FROM = 500  # --processes auto: from this many listed workloads, a second process on 2+ cores
+
+
 def triage(*, cluster_id: str | None, project: str | None = None, department: str | None = None,
            since: str = "24h", lookback: str = "7d", now: str | None = None, runai_url: str | None = None,
            client_id: str | None = None, client_secret: str | None = None, kubeconfig: str | None = None,
            use_kube: bool = True, kube_reader: Any = None, transport: httpx.BaseTransport | None = None,
-           concurrency: int = 16, processes: int = 1, retry_sleep: Callable[[float], None] | None = None,
+           concurrency: int = 16, processes: int | None = 1, retry_sleep: Callable[[float], None] | None = None,
            on_total: Callable[[int], None] | None = None, on_done: Callable[[Any], None] | None = None,
            stats: dict | None = None) -> TriageResult:
     """Raises InvalidInput, ApiUnavailable or ApiAuthError (as ``failed`` does); anything else is in the result.
@@ -28,7 +33,10 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
     ``on_total(n)`` once the workloads are listed and ``on_done(item)`` after each diagnosis drive a progress bar;
     ``stats`` (optional) receives the request counts (``sent``, ``rate_limited``, ``kube_reads``, ``kube_saved``).
     ``processes`` > 1 spreads the diagnoses over worker processes (``procs.py``; not with a ``kube_reader`` object
-    or a custom ``transport``, which cannot cross a process boundary)."""
+    or a custom ``transport``, which cannot cross a process boundary); ``None`` = automatic: two processes (this
+    one and a spawned worker) on a machine with 2+ cores for a fleet of ``AUTO_PROCESSES_FROM`` workloads or more,
+    where the CPU of the diagnoses, not the API, is the limit; one otherwise (a worker costs ~120 MB and a second to
+    start)."""
     from agent.entrypoints.settings import Settings, make_kube
     from agent.triage.listing import build_triage_request, list_candidates
     from agent.triage.report import assemble
@@ -40,7 +48,7 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
                                lookback=lookback, now=now)
     if concurrency < 1 or concurrency > 256:
         raise InvalidInput(f"concurrency must be between 1 and 256, not {concurrency}")
-    if processes < 1 or processes > 64:
+    if processes is not None and (processes < 1 or processes > 64):
         raise InvalidInput(f"processes must be between 1 and 64, not {processes}")
     settings = Settings.from_env()
     url, cid, secret = settings.runai(runai_url, client_id, client_secret)
@@ -62,6 +70,8 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
             on_total(len(items))
         counters = [{"sent": paced.sent, "rate_limited": paced.rate_limited, "paused_s": paced.paused_s,
                      "kube_reads": 0, "kube_saved": 0}]
+        if processes is None:
+            processes = min(2, os.cpu_count() or 1) if len(items) >= AUTO_PROCESSES_FROM else 1
         if processes > 1 and kube_reader is None and transport is None and len(items) > 1:
             from agent.triage.procs import diagnose_in_processes
             from tools.runai.fleet import token_of

@@ -76,3 +76,30 @@ def test_worker_processes_give_the_same_triage():
     assert {k: v for k, v in a.items() if k != "tool_calls"} == {k: v for k, v in b.items() if k != "tool_calls"}
     assert sorted(map(json.dumps, a["tool_calls"])) == sorted(map(json.dumps, b["tool_calls"]))
     assert sum(1 for m, _ in reqs if m == "POST") == 1 and stats["sent"] == len(reqs)
+
+
+def test_processes_auto_adds_a_worker_only_for_a_large_fleet(monkeypatch):
+    """``processes=None`` (the CLI's default): a second process on 2+ cores from AUTO_PROCESSES_FROM workloads (here
+    lowered to 10), one below it; the parent diagnoses its share either way, the result is the same."""
+    import agent.triage as T
+    import agent.triage.procs as P
+
+    calls: list[int] = []
+    real = P.diagnose_in_processes
+
+    def spy(items, req, **kw):
+        calls.append(kw["processes"])
+        return real(items, req, **kw)
+
+    monkeypatch.setattr(P, "diagnose_in_processes", spy)
+    monkeypatch.setattr(T.os, "cpu_count", lambda: 2)
+    world = small_fleet(20)
+    one, _, _ = run_triage(world, processes=1)
+    monkeypatch.setattr(T, "AUTO_PROCESSES_FROM", 1000)
+    small, _, _ = run_triage(world, processes=None)
+    assert calls == []
+    monkeypatch.setattr(T, "AUTO_PROCESSES_FROM", 10)
+    big, _, _ = run_triage(world, processes=None)
+    assert calls == [2]
+    strip = lambda r: {k: v for k, v in r.model_dump(mode="json").items() if k != "tool_calls"}  # noqa: E731
+    assert strip(one) == strip(small) == strip(big)
