@@ -332,3 +332,29 @@ def test_reads_one_at_a_time_give_the_same_status_with_the_workload_first():
     assert one.model_dump() == both.model_dump()
     assert order == [f"/api/v1/workloads/{WID}", f"/api/v1/workloads/{WID}/events?sortOrder=desc&offset=0&limit=50"]
     assert set(seen) == {threading.current_thread().name}
+
+
+def test_a_forked_child_reads_events_beside_the_workload_after_the_parent_did():
+    """The shared read pool is per process: a child forked after the parent used it (the eval's process pool)
+    gets its own threads instead of queueing work on threads that fork did not copy."""
+    import multiprocessing as mp
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    with running_simulator(world(events=[event("OOMKilled", "Container trainer was OOM killed")])) as sim:
+        assert client(sim).get_workload_status(WID).ok  # the parent's pool now exists, with its threads
+        ctx = mp.get_context("fork")
+        q = ctx.Queue()
+        p = ctx.Process(target=_status_in_child, args=(sim.url, sim.client_id, sim.client_secret, q))
+        p.start()
+        p.join(20)
+        alive = p.is_alive()
+        if alive:
+            p.kill()
+        assert not alive, "the forked child hung on the parent's read pool"
+        assert q.get(timeout=5) == (True, 1)
+
+
+def _status_in_child(url, cid, secret, q):
+    st = RunaiClient(url, cid, secret, sleep=lambda s: None).get_workload_status(WID)
+    q.put((st.ok, len(st.data.events or [])))
