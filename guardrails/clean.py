@@ -13,33 +13,22 @@ from __future__ import annotations
 MAX_LEN = 256  # longer strings are rare in bodies and rarely repeat
 MAX_ENTRIES = 50_000  # ~ a few MB at most
 
-_redaction: set[str] = set()  # redact_with_count(s) == (s, 0)
-_all: set[str] = set()  # and normalise(s) == s and no injection finding
+
+class Remembered(set):
+    """A set of strings that keeps only short ones and starts over when full."""
+
+    def remember(self, s: str) -> None:
+        if len(s) <= MAX_LEN:
+            if len(self) >= MAX_ENTRIES:
+                self.clear()
+            self.add(s)
 
 
-def redaction_clean(s: str) -> bool:
-    return s in _redaction
-
-
-def remember_redaction_clean(s: str) -> None:
-    if len(s) <= MAX_LEN:
-        if len(_redaction) >= MAX_ENTRIES:
-            _redaction.clear()
-        _redaction.add(s)
-
-
-def fully_clean(s: str) -> bool:
-    return s in _all
-
-
-def remember_fully_clean(s: str) -> None:
-    if len(s) <= MAX_LEN:
-        if len(_all) >= MAX_ENTRIES:
-            _all.clear()
-        _all.add(s)
+REDACTION_CLEAN = Remembered()  # redact_with_count(s) == (s, 0)
+FULLY_CLEAN = Remembered()  # and normalise(s) == s and no injection finding
 
 
 def forget() -> None:
     """Start over (tests that measure the filters themselves)."""
-    _redaction.clear()
-    _all.clear()
+    REDACTION_CLEAN.clear()
+    FULLY_CLEAN.clear()

@@ -25,7 +25,7 @@ from typing import Any
 import re2
 from pydantic import BaseModel, Field
 
-from .clean import fully_clean, redaction_clean, remember_fully_clean
+from .clean import FULLY_CLEAN, REDACTION_CLEAN
 from .redaction.heuristics import MIN_LEN
 from .redaction import (
     MAX_MEM,
@@ -406,7 +406,7 @@ def _normalise_value(obj: Any, leaves: list, path: str) -> Any:
     """normalise every string; ``leaves`` gets (raw, normalised, location, is_key) of every string in the
     order the findings are reported (a key before its value)."""
     if isinstance(obj, str):
-        if fully_clean(obj):
+        if obj in FULLY_CLEAN:
             return obj
         norm = normalise(obj)
         leaves.append((obj, norm, path, False))
@@ -414,7 +414,7 @@ def _normalise_value(obj: Any, leaves: list, path: str) -> Any:
     if isinstance(obj, dict):
         out = {}
         for k, v in obj.items():
-            if isinstance(k, str) and fully_clean(k):
+            if isinstance(k, str) and k in FULLY_CLEAN:
                 out[k] = _normalise_value(v, leaves, f"{path}.{k}" if path else k)
                 continue
             nk = normalise(k) if isinstance(k, str) else k
@@ -475,8 +475,8 @@ def sanitize_value(obj: Any) -> tuple[Any, list[InjectionFinding]]:
         found = _detect(raw, nstr, loc, _WITHHELD if rstr is _AMBIGUOUS else rstr)
         if found:
             findings.extend(found)
-        elif raw is nstr and (len(raw) < MIN_LEN or redaction_clean(raw)):  # every stage was the identity on it
-            remember_fully_clean(raw)
+        elif raw is nstr and (len(raw) < MIN_LEN or raw in REDACTION_CLEAN):  # every stage was the identity
+            FULLY_CLEAN.remember(raw)
     return red, findings
 
 

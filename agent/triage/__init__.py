@@ -8,7 +8,6 @@ result (``report.py``; ``html.py`` renders the self-contained page).
 from __future__ import annotations
 
 import os
-
 from typing import Any, Callable
 
 import httpx
@@ -55,7 +54,8 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
     if not url:
         raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
     paced = PacedTransport(transport, **({"sleep": retry_sleep} if retry_sleep else {}))
-    client = RunaiClient(url, cid, secret, transport=paced, concurrent_reads=False, **({"sleep": retry_sleep} if retry_sleep else {}))
+    client = RunaiClient(url, cid, secret, transport=paced, concurrent_reads=False,
+                         **({"sleep": retry_sleep} if retry_sleep else {}))
     kube = None
     try:
         client.ensure_token()  # once, for every read of the triage
@@ -68,30 +68,26 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
         items = [Item(w, False) for w in listing.terminal] + [Item(w, True) for w in listing.active]
         if on_total:
             on_total(len(items))
-        counters = [{"sent": paced.sent, "rate_limited": paced.rate_limited, "paused_s": paced.paused_s,
-                     "kube_reads": 0, "kube_saved": 0}]
         if processes is None:
             processes = min(2, os.cpu_count() or 1) if len(items) >= AUTO_PROCESSES_FROM else 1
+        workers: dict[int, dict] = {}
         if processes > 1 and kube_reader is None and transport is None and len(items) > 1:
             from agent.triage.procs import diagnose_in_processes
             from tools.runai.fleet import token_of
 
-            per_process = max(1, -(-concurrency // processes))
-
-            def here(chunk: list) -> None:  # this process is one of the N: N - 1 are spawned
+            def here(chunk: list, per_process: int) -> None:  # this process is one of the N: N - 1 are spawned
                 diagnose_all(client, req, chunk, kube=shared, kube_unavailable=why, concurrency=per_process,
                              progress=on_done)
 
-            counters += diagnose_in_processes(items, req, processes=processes, url=url, client_id=cid, secret=secret,
-                                              token=token_of(client), kubeconfig=kubeconfig, use_kube=use_kube,
-                                              concurrency=concurrency, progress=on_done, here=here).values()
-            counters[0] = {"sent": paced.sent, "rate_limited": paced.rate_limited, "paused_s": paced.paused_s,
-                           "kube_reads": shared.reads if shared else 0, "kube_saved": shared.saved if shared else 0}
+            workers = diagnose_in_processes(items, req, processes=processes, url=url, client_id=cid, secret=secret,
+                                            token=token_of(client), kubeconfig=kubeconfig, use_kube=use_kube,
+                                            concurrency=concurrency, progress=on_done, here=here)
         else:
             diagnose_all(client, req, items, kube=shared, kube_unavailable=why, concurrency=concurrency,
                          progress=on_done)
-            counters = [{"sent": paced.sent, "rate_limited": paced.rate_limited, "paused_s": paced.paused_s,
-                         "kube_reads": shared.reads if shared else 0, "kube_saved": shared.saved if shared else 0}]
+        counters = [{"sent": paced.sent, "rate_limited": paced.rate_limited, "paused_s": paced.paused_s,
+                     "kube_reads": shared.reads if shared else 0, "kube_saved": shared.saved if shared else 0},
+                    *workers.values()]
     finally:
         client.close()
         if kube_reader is None and kube is not None:

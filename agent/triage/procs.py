@@ -5,8 +5,9 @@ time in the graph's CPU, not waiting for the API, so threads alone cannot use a 
 this process and N - 1 spawned workers (a spawned interpreter costs its whole memory: the parent, which holds the
 listing anyway, diagnoses too). Each runs the same :func:`agent.triage.run.diagnose_all` (a thread pool, the
 unchanged graph) over chunks of the listing, taking the next chunk when it is free, with the token the parent
-fetched (``adopt_token``: still one token request per triage). What is shared only within a process: the ``429 Retry-After`` pause and the Tier 2 node/namespace reads (at most once per node
-per process). Workers are spawned, not forked (the parent holds threads and sockets).
+fetched (``adopt_token``: still one token request per triage). What is shared only within a process: the
+``429 Retry-After`` pause and the Tier 2 node/namespace reads (at most once per node per process). Workers are
+spawned, not forked (the parent holds threads and sockets).
 """
 from __future__ import annotations
 
@@ -51,10 +52,11 @@ def _chunk(req: TriageRequest, rows: list[tuple[dict, bool]]) -> tuple[list[tupl
 def diagnose_in_processes(items: list[Item], req: TriageRequest, *, processes: int, url: str,
                           client_id: str | None, secret: str | None, token: str, kubeconfig: str | None,
                           use_kube: bool, concurrency: int, progress: Callable[[Item], None] | None = None,
-                          here: Callable[[list[Item]], None] | None = None) -> dict[int, dict]:
+                          here: Callable[[list[Item], int], None] | None = None) -> dict[int, dict]:
     """Fill every item's result (or error) and ``reads`` (a :class:`KeptReads`); returns each worker's counters.
 
-    ``here(chunk)`` (optional) diagnoses a chunk in this process: then this process is one of the ``processes``
+    ``here(chunk, concurrency)`` (optional) diagnoses a chunk in this process with that many diagnoses in flight
+    (each process's share of ``concurrency``): then this process is one of the ``processes``
     (``processes - 1`` are spawned; each spawned one costs a whole interpreter's memory) and takes the next chunk
     whenever it is free, as the workers do."""
     import multiprocessing as mp
@@ -79,7 +81,7 @@ def diagnose_in_processes(items: list[Item], req: TriageRequest, *, processes: i
     def local() -> None:  # this process's share, chunk after chunk
         try:
             while (c := take()) is not None:
-                here(c)
+                here(c, per_process)
         except BaseException as e:  # noqa: BLE001 - raised by the caller below, as a worker's would be
             failure.append(e)
             stop.set()

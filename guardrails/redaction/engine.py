@@ -33,7 +33,7 @@ from typing import Any
 
 import re2
 
-from ..clean import redaction_clean, remember_redaction_clean
+from ..clean import REDACTION_CLEAN
 from .handlers import B64, RESCAN, Block, block_end, handle
 from .heuristics import MIN_LEN
 from .encoded import B64_CHARS, B64_MARK, secret_run
@@ -259,11 +259,11 @@ def redact_with_count(text: str) -> tuple[str, int]:
     """Redact and return the number of markers inserted."""
     if not isinstance(text, str) or len(text) < MIN_LEN:
         return text, 0
-    if redaction_clean(text):
+    if text in REDACTION_CLEAN:
         return text, 0
     out, counter = _redact(text)
     if counter.n == 0 and out == text:
-        remember_redaction_clean(text)
+        REDACTION_CLEAN.remember(text)
     return out, counter.n
 
 

@@ -662,31 +662,31 @@ def metric_series(measurements: list, raw: Any, skips: Skips | None = None) -> l
 
 
 _POOL: Any = None
-_POOL_PID = 0
 _POOL_LOCK = threading.Lock()
 
 
 def _read_pool() -> Any:
     """One thread pool for the reads a diagnosis makes beside another (the events beside the workload), shared
-    by every client of the process: threads are started once, not per read. A forked child (fork copies the pool
-    but none of its threads: work queued there would never run) makes its own."""
-    global _POOL, _POOL_PID
-    if _POOL is None or _POOL_PID != os.getpid():
+    by every client of the process: threads are started once, not per read."""
+    global _POOL
+    if _POOL is None:
         with _POOL_LOCK:
-            if _POOL is None or _POOL_PID != os.getpid():
+            if _POOL is None:
                 from concurrent.futures import ThreadPoolExecutor
 
                 _POOL = ThreadPoolExecutor(max_workers=32, thread_name_prefix="runai-read")
-                _POOL_PID = os.getpid()
     return _POOL
 
 
 def _forget_pool_in_child() -> None:
+    """A forked child makes its own pool: fork copies the parent's but none of its threads (work queued there
+    would never run), and the parent's lock may have been held by a thread at the fork."""
     global _POOL, _POOL_LOCK
-    _POOL, _POOL_LOCK = None, threading.Lock()  # (the parent's lock may have been held by a thread at the fork)
+    _POOL, _POOL_LOCK = None, threading.Lock()
 
 
-os.register_at_fork(after_in_child=_forget_pool_in_child)
+if hasattr(os, "register_at_fork"):  # (no fork, so nothing to forget, where it is missing)
+    os.register_at_fork(after_in_child=_forget_pool_in_child)
 
 
 def _inline(fn: Callable[..., Any], *args: Any) -> Any:
