@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from urllib.parse import parse_qsl, unquote
 
+from pathlib import Path
 import pytest
 
 from evals.simulator import running_simulator
@@ -358,3 +359,34 @@ def test_a_forked_child_reads_events_beside_the_workload_after_the_parent_did():
 def _status_in_child(url, cid, secret, q):
     st = RunaiClient(url, cid, secret, sleep=lambda s: None).get_workload_status(WID)
     q.put((st.ok, len(st.data.events or [])))
+
+
+_INTERRUPTED_SUBMIT = r"""
+import threading, time
+from tools.runai import rest
+
+real_start = threading.Thread.start
+def start_then_ctrl_c(self):  # Ctrl-C lands just after the pool's new thread runs, before the pool records it
+    real_start(self)
+    threading.Thread.start = real_start
+    raise KeyboardInterrupt
+threading.Thread.start = start_then_ctrl_c
+try:
+    rest._beside(time.sleep, 0.1)
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+def test_ctrl_c_while_the_read_pool_starts_a_thread_does_not_hang_the_exit():
+    """CI caught the chat hanging after Ctrl-C: the interrupt landed inside the pool's ``submit`` after its
+    thread started but before the pool recorded it, and the interpreter's exit waited for that thread for ever."""
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run([sys.executable, "-c", _INTERRUPTED_SUBMIT], capture_output=True, text=True,
+                              timeout=30, cwd=str(Path(__file__).resolve().parents[1]))
+    except subprocess.TimeoutExpired:
+        pytest.fail("the process did not exit after Ctrl-C during the pool's thread start")
+    assert done.returncode == 0 and done.stdout.strip() == "interrupted", done.stderr[-2000:]

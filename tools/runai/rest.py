@@ -459,7 +459,7 @@ class RunaiClient:
             # it when this client reads one thing at a time (concurrent_reads=False)
             beside = listed is None and self.concurrent_reads
             args = (self._events, get, wid, cutoff, event_invs, event_notes)
-            fe = _read_pool().submit(*args) if beside else None
+            fe = _beside(*args) if beside else None
             if listed is None:
                 try:
                     body, inv = get(f"/api/v1/workloads/{wid}")
@@ -676,6 +676,25 @@ def _read_pool() -> Any:
 
                 _POOL = ThreadPoolExecutor(max_workers=32, thread_name_prefix="runai-read")
     return _POOL
+
+
+def _beside(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` started on the shared read pool; its future.
+
+    Ctrl-C can land while ``submit`` starts a new pool thread, after the thread runs but before the pool records
+    it for the interpreter's exit, which then waits for that thread for ever (the chat hung on Ctrl-C in CI). The
+    pool is then shut down, which wakes every thread of it, recorded or not, once its read ends; the next read
+    gets a new pool."""
+    global _POOL
+    pool = _read_pool()
+    try:
+        return pool.submit(fn, *args)
+    except BaseException:
+        with _POOL_LOCK:
+            if _POOL is pool:
+                _POOL = None
+        pool.shutdown(wait=False)
+        raise
 
 
 def _forget_pool_in_child() -> None:
