@@ -57,6 +57,14 @@ def serve(
         from agent.service.app import create_app
 
         uvicorn.run(create_app(config), **common)
-    else:
-        uvicorn.run("agent.service.app:from_env", factory=True, workers=workers, **common)
-    sys.exit(0)
+        sys.exit(0)
+    from agent.service import workers as procs
+
+    if not procs.available():  # no per-worker sockets here: uvicorn's workers, sharing one socket
+        uvicorn.run(procs.APP, factory=True, workers=workers, **common)
+        sys.exit(0)
+    options = {k: v for k, v in common.items() if k not in ("host", "port")}
+    try:
+        sys.exit(procs.serve_workers(workers, host, port, options))
+    except OSError as e:
+        fail(str(e), 1)

@@ -1,0 +1,126 @@
+"""``serve --workers N``: N uvicorn processes, each listening on its own socket of one port (``SO_REUSEPORT``).
+
+uvicorn's own workers share one listening socket, and whichever worker wakes first accepts every connection that
+is waiting: a burst of keep-alive connections (a support bot's connection pool, the load test's 32 clients) all
+land on one worker while the others idle, and the service runs at one core's speed. With a socket per worker the
+kernel spreads new connections over the workers. A worker that dies is started again; one that cannot start
+(the port is taken, the settings are bad) stops the service with a one-line error.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import socket
+import sys
+import time
+from typing import Any
+
+APP = "agent.service.app:from_env"
+BACKLOG = 2048
+STARTUP_FAILURE = 3  # a worker's exit status when it could not start serving (as uvicorn's)
+RESTART_BACKOFF_S = 1.0
+STOP_GRACE_S = 15.0
+
+
+def available() -> bool:
+    """Whether the kernel spreads connections over sockets sharing a port (Linux, the BSDs)."""
+    return hasattr(socket, "SO_REUSEPORT") and sys.platform.startswith(("linux", "freebsd"))
+
+
+def bound_socket(host: str, port: int, *, reuseport: bool = True) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (not yet listening), in the port's ``SO_REUSEPORT`` group unless told
+    otherwise. Raises OSError."""
+    info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+    family, kind, proto, _, addr = info[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuseport:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind(addr)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _worker(host: str, port: int, options: dict[str, Any]) -> None:
+    """One worker process: its own socket in the port's group, one uvicorn server on it."""
+    import uvicorn
+
+    try:
+        sock = bound_socket(host, port)
+        sock.listen(BACKLOG)
+    except OSError as e:
+        sys.stderr.write(f"workload-diagnose: error: cannot listen on {host}:{port}: {e.strerror or e}\n")
+        sys.exit(STARTUP_FAILURE)
+    config = uvicorn.Config(APP, factory=True, host=host, port=port, backlog=BACKLOG, **options)
+    server = uvicorn.Server(config)
+    server.run(sockets=[sock])
+    if not server.started:  # the app's startup failed: starting it again would fail the same way
+        sys.exit(STARTUP_FAILURE)
+
+
+class Supervisor:
+    """Starts the workers, starts again one that exits while the service runs, stops them all on SIGINT/SIGTERM."""
+
+    def __init__(self, workers: int, host: str, port: int, options: dict[str, Any]):
+        self.n, self.host, self.port, self.options = workers, host, port, options
+        self._ctx = multiprocessing.get_context("spawn")  # a fresh interpreter: no thread or lock of the parent
+        self._procs: list[Any] = []
+        self._stopping = False
+
+    def _start(self) -> Any:
+        p = self._ctx.Process(target=_worker, args=(self.host, self.port, self.options), name="wd-serve-worker")
+        p.start()
+        p.started_at = time.monotonic()  # type: ignore[attr-defined]
+        return p
+
+    def _stop(self, *_: Any) -> None:
+        self._stopping = True
+
+    def run(self) -> int:
+        """Serve until told to stop; the exit status (0, or 1 when a worker could not start)."""
+        previous = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
+        status = 0
+        try:
+            self._procs = [self._start() for _ in range(self.n)]
+            while not self._stopping:
+                time.sleep(0.2)
+                for i, p in enumerate(self._procs):
+                    if p.is_alive() or self._stopping:
+                        continue
+                    if p.exitcode == STARTUP_FAILURE:
+                        status, self._stopping = 1, True
+                        break
+                    sys.stderr.write(f"workload-diagnose serve: worker {p.pid} exited ({p.exitcode}): starting "
+                                     "another\n")
+                    if time.monotonic() - p.started_at < RESTART_BACKOFF_S:
+                        time.sleep(RESTART_BACKOFF_S)
+                    self._procs[i] = self._start()
+        finally:
+            self._terminate()
+            for s, h in previous.items():
+                signal.signal(s, h)
+        return status
+
+    def _terminate(self) -> None:
+        for p in self._procs:
+            if p.is_alive():
+                p.terminate()  # SIGTERM: uvicorn's graceful shutdown (in-flight requests finish)
+        end = time.monotonic() + STOP_GRACE_S
+        for p in self._procs:
+            p.join(max(0.0, end - time.monotonic()))
+            if p.is_alive():
+                p.kill()
+                p.join(5)
+
+
+def serve_workers(workers: int, host: str, port: int, options: dict[str, Any]) -> int:
+    """Check the port is free, then run ``workers`` worker processes on it; the exit status. The check binds
+    without ``SO_REUSEPORT``: a port another service (even another ``serve``) listens on is refused, not shared."""
+    try:
+        bound_socket(host, port, reuseport=False).close()
+    except OSError as e:
+        raise OSError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    return Supervisor(workers, host, port, options).run()
