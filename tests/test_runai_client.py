@@ -390,3 +390,29 @@ def test_ctrl_c_while_the_read_pool_starts_a_thread_does_not_hang_the_exit():
     except subprocess.TimeoutExpired:
         pytest.fail("the process did not exit after Ctrl-C during the pool's thread start")
     assert done.returncode == 0 and done.stdout.strip() == "interrupted", done.stderr[-2000:]
+
+
+def test_a_cookie_the_api_sets_is_never_sent_back_and_writes_stay_refused():
+    """Reads go straight to the checked transport: no cookie jar (a session cookie from Run:ai is not replayed)
+    and the read-only check still refuses a write before it reaches the network."""
+    import httpx
+
+    from tools.base import WriteRefused
+    from tools.transport import make_client
+
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={"workloads": []}, headers={"Set-Cookie": "sid=abcdef0123456789; Path=/"})
+
+    c = RunaiClient("http://runai.test", None, None, bearer_token="t0k", transport=httpx.MockTransport(answer),
+                    sleep=lambda s: None)
+    c.list_workloads(name="x", cluster_id=CL, project="p")
+    c.list_workloads(name="y", cluster_id=CL, project="p")
+    assert len(seen) == 2 and all("cookie" not in r.headers for r in seen)
+    assert not c._http.cookies  # not kept either
+    http = make_client("http://runai.test", timeout=5, transport=httpx.MockTransport(answer))
+    with pytest.raises(WriteRefused):
+        http.send_streamed(httpx.Request("DELETE", "http://runai.test/api/v1/workloads/x"))
+    assert len(seen) == 2

@@ -171,21 +171,35 @@ class ReadOnlyClient(httpx.Client):
     """An httpx.Client whose every send is checked (also when a test tool patches the transport layer)."""
 
     prefix = ""
+    read_transport: ReadOnlyTransport | None = None
 
     def send(self, request: httpx.Request, **kwargs):  # type: ignore[override]
         check_request(request, self.prefix)
         return super().send(request, **kwargs)
 
+    def send_streamed(self, request: httpx.Request) -> httpx.Response:
+        """``send(request, stream=True)`` straight to the checked transport, without the client's cookie jar,
+        auth flow, redirect loop and event hooks: none is used (no redirect is followed, credentials are explicit
+        headers, and a cookie Run:ai sets must not be kept), and they cost a third of a request's CPU. The
+        request carries its own timeout (``extensions``); the caller closes the response."""
+        check_request(request, self.prefix)
+        if self.read_transport is None:
+            return self.send(request, stream=True)
+        response = self.read_transport.handle_request(request)
+        response.request = request
+        return response
+
 
 def make_client(base_url: str, *, timeout: float, transport: httpx.BaseTransport | None = None,
                 deadline: Deadline | None = None, ca_file: str | None = None) -> ReadOnlyClient:
     prefix = httpx.URL(base_url).path.rstrip("/")
+    read_transport = ReadOnlyTransport(transport, prefix=prefix, deadline=deadline, ca_file=ca_file)
     client = ReadOnlyClient(
         base_url=base_url,
-        transport=ReadOnlyTransport(transport, prefix=prefix, deadline=deadline, ca_file=ca_file),
+        transport=read_transport,
         timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
         follow_redirects=False,
         headers={"Accept": "application/json", "User-Agent": "workload-diagnose/0.1 (read-only)"},
     )
-    client.prefix = prefix
+    client.prefix, client.read_transport = prefix, read_transport
     return client

@@ -249,7 +249,7 @@ class RunaiClient:
     def _send_once(self, method: str, path: str, **kw: Any) -> _Answer:
         """One request, its body streamed and cut at the cap; only a 2xx body is read (others are closed)."""
         with self.deadline.scope(self.read_total):
-            r = self._http.send(self._request(method, path, **kw), stream=True)
+            r = self._http.send_streamed(self._request(method, path, **kw))
             try:
                 if not (200 <= r.status_code < 300):
                     return _Answer(r.status_code, r.headers, b"")

@@ -2,7 +2,6 @@
 text/event-stream`` the same request as a stream (``agent.service.sse``)."""
 from __future__ import annotations
 
-import json
 from typing import Any, Callable
 
 from fastapi import APIRouter, Depends, Request, Response
@@ -26,6 +25,6 @@ def build(caller: Callable[..., Any]) -> APIRouter:
         if sse.wants_stream(request):
             return sse.stream(admitted, svc.metrics)
         result = await admitted.result()
-        return Response(json.dumps(result.model_dump(mode="json")), media_type="application/json")
+        return Response(result.model_dump_json(), media_type="application/json")
 
     return router
