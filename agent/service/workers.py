@@ -4,16 +4,24 @@ uvicorn's own workers share one listening socket, and whichever worker wakes fir
 is waiting: a burst of keep-alive connections (a support bot's connection pool, the load test's 32 clients) all
 land on one worker while the others idle, and the service runs at one core's speed. With a socket per worker the
 kernel spreads new connections over the workers. A worker that dies is started again; one that cannot start
-(the port is taken, the settings are bad) stops the service with a one-line error.
+(the port is taken, the settings are bad) stops the service with a one-line error. The workers' Prometheus
+figures are kept in one directory (``PROMETHEUS_MULTIPROC_DIR``: the one given, else a temporary one) so that
+every worker's ``/metrics`` answers for the whole service.
 """
 from __future__ import annotations
 
 import multiprocessing
+import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
+
+from agent.service.metrics import SHARED_DIR_ENV
 
 APP = "agent.service.app:from_env"
 BACKLOG = 2048
@@ -81,6 +89,7 @@ class Supervisor:
 
     def run(self) -> int:
         """Serve until told to stop; the exit status (0, or 1 when a worker could not start)."""
+        made = _metrics_dir()
         previous = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
         status = 0
         try:
@@ -95,6 +104,7 @@ class Supervisor:
                         break
                     sys.stderr.write(f"workload-diagnose serve: worker {p.pid} exited ({p.exitcode}): starting "
                                      "another\n")
+                    _forget_worker(p.pid)
                     if time.monotonic() - p.started_at < RESTART_BACKOFF_S:
                         time.sleep(RESTART_BACKOFF_S)
                     self._procs[i] = self._start()
@@ -102,6 +112,8 @@ class Supervisor:
             self._terminate()
             for s, h in previous.items():
                 signal.signal(s, h)
+            if made is not None:
+                shutil.rmtree(made, ignore_errors=True)
         return status
 
     def _terminate(self) -> None:
@@ -114,6 +126,34 @@ class Supervisor:
             if p.is_alive():
                 p.kill()
                 p.join(5)
+
+
+def _metrics_dir() -> str | None:
+    """The workers' shared metrics directory, set in the environment they inherit: the one given (emptied of a
+    previous run's files, as prometheus_client requires) or a new temporary one (returned, to be removed)."""
+    given = os.environ.get(SHARED_DIR_ENV)
+    if given:
+        if not Path(given).is_dir():
+            raise OSError(f"{SHARED_DIR_ENV}={given} is not a directory")
+        for f in Path(given).glob("*.db"):
+            f.unlink(missing_ok=True)
+        return None
+    try:
+        made = tempfile.mkdtemp(prefix="wd-metrics-")
+    except OSError as e:
+        raise OSError(f"no directory for the workers' metrics ({e.strerror or e} in {tempfile.gettempdir()}): set "
+                      f"{SHARED_DIR_ENV} to a writable directory, or run one worker") from None
+    os.environ[SHARED_DIR_ENV] = made
+    return made
+
+
+def _forget_worker(pid: int | None) -> None:
+    """A dead worker's in-flight gauge stops counting (its counters stay: they happened)."""
+    if pid is None:
+        return
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(pid)
 
 
 def serve_workers(workers: int, host: str, port: int, options: dict[str, Any]) -> int:

@@ -153,3 +153,42 @@ def test_a_port_in_use_is_one_line_and_no_worker_starts():
     assert p.returncode == 1 and "cannot listen on 127.0.0.1" in err and "Traceback" not in err
     lines = err.strip().splitlines()
     assert lines[-1].startswith("workload-diagnose: error:") and sum("error" in ln for ln in lines) == 1
+
+
+def _counter(text: str, name: str, **labels: str) -> float:
+    want = ",".join(f'{k}="{v}"' for k, v in labels.items())
+    for line in text.splitlines():
+        if line.startswith(f"{name}{{") and want in line:
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_every_worker_answers_metrics_for_the_whole_service():
+    """Refusals counted by whichever worker took each connection; any scrape, on any connection, sees them all
+    (a fresh connection per scrape: the kernel picks the worker)."""
+    port = free_port()
+    p = _serve(port)
+    try:
+        ws = _workers(p.pid, 2)
+        conns = [socket.create_connection(("127.0.0.1", port)) for _ in range(24)]
+        body = b'{"cluster_id": "c", "workload_id": "w", "bogus": 1}'  # an unknown field: 422, no Run:ai read
+        try:
+            for c in conns:
+                c.sendall(b"POST /v1/diagnoses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                          b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            for c in conns:
+                c.settimeout(30)
+                assert c.recv(4096).startswith(b"HTTP/1.1 422")
+            assert all(_established(w) > 0 for w in ws)  # both workers counted some of them
+        finally:
+            for c in conns:
+                c.close()
+        seen = set()
+        for _ in range(8):
+            with httpx.Client() as fresh:
+                text = fresh.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+            seen.add(_counter(text, "workload_diagnose_rejected_total", reason="invalid"))
+        assert seen == {24.0}
+    finally:
+        _stop(p)
+    assert p.returncode == 0
