@@ -22,13 +22,15 @@ __all__ = ["diagnose", "run_graph", "chat", "achat", "ApiAuthError", "ApiUnavail
 
 
 def run_graph(request: DiagnosisRequest, runai: RunaiSource, kube: Any = None, kube_unavailable: str | None = None,
-              progress: Callable[[str], None] | None = None, limits: Limits | None = None) -> DiagnosisResult:
-    """Run the Run:ai failed-workload procedure on one request with the given sources."""
+              progress: Callable[[str], None] | None = None, limits: Limits | None = None, *,
+              deadline: Deadline | None = None) -> DiagnosisResult:
+    """Run the Run:ai failed-workload procedure on one request with the given sources (``deadline``: the one
+    of the source's reads, which then bounds the Tier-2 Kubernetes reads as well)."""
     from agent.procedures import graph
     from agent.procedures.runai_failed.context import Context
 
     ctx = Context(runai=runai, kube=kube, kube_unavailable=kube_unavailable, progress=progress,
-                  limits=limits or Limits())
+                  limits=limits or Limits(), deadline=deadline)
     config = None if ctx.limits.concurrent_reads else {"max_concurrency": 1}  # parallel nodes one at a time
     return graph("runai_failed").invoke({"request": request}, context=ctx, config=config)["result"]
 
@@ -44,8 +46,8 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
              source: RunaiSource | None = None) -> DiagnosisResult:
     """Diagnose one workload. Raises InvalidInput, ApiUnavailable or ApiAuthError; anything else is a result.
 
-    ``timeout`` (seconds) is the one deadline of every Run:ai read of the diagnosis: when it is reached, reads in
-    progress are abandoned and what was not read is a stated limitation (exit 3 when it was the workload itself).
+    ``timeout`` (seconds) is the one deadline of every Run:ai read of the diagnosis (and of its Tier-2 Kubernetes
+    reads, through ``KubeReader.bounded_by``): when it is reached, reads in progress are abandoned and what was not read is a stated limitation (exit 3 when it was the workload itself).
     ``ca_file`` is a PEM CA bundle for TLS (else SSL_CERT_FILE / REQUESTS_CA_BUNDLE, else certifi's); plain
     ``http://`` to a host that is not loopback is allowed (``tools.transport.plain_http_warning`` says why not to:
     the CLI prints it). Ctrl-C
@@ -81,7 +83,7 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
         kube, why = make_kube(kubeconfig, use_kube, settings)
     try:
         with deadline.interruptible():
-            result = run_graph(req, runai, kube, why, progress, limits)
+            result = run_graph(req, runai, kube, why, progress, limits, deadline=deadline)
     finally:
         if source is None:
             runai.close()

@@ -9,8 +9,10 @@ generic custom-object reads (:mod:`tools.kube.custom`)::
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +90,7 @@ class KubeReader(CustomObjectReads):
             ro.cookie = api_client.cookie
         self.api_client = ro
         self._core = _kube_client().CoreV1Api(ro)
+        self._bound = threading.local()  # the deadline of the diagnosis this thread reads for (bounded_by)
 
     # -- construction ------------------------------------------------------------------------------
     @classmethod
@@ -169,8 +172,29 @@ class KubeReader(CustomObjectReads):
         return self.api_client.configuration.host
 
     # -- reads -------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def bounded_by(self, deadline: Any):
+        """Inside the block, this thread's reads end by ``deadline`` (a ``tools.deadline.Deadline``, the one of
+        the diagnosis's Run:ai reads) as well: each read's timeouts are cut to the time left, and once none is left
+        a read fails at once as a KubeError (a limitation), not after its own timeout."""
+        prev = getattr(self._bound, "deadline", None)
+        self._bound.deadline = deadline
+        try:
+            yield self
+        finally:
+            self._bound.deadline = prev
+
+    def _timeouts(self, what: str) -> tuple[float, float]:
+        deadline = getattr(self._bound, "deadline", None)
+        left = deadline.remaining() if deadline is not None else None
+        if left is None:
+            return self.timeouts
+        if left <= 0.001:
+            raise KubeError("error", deadline.stopped(f"{what} (Tier 2)"))
+        return (min(self.timeouts[0], left), min(self.timeouts[1], left))
+
     def _call(self, what: str, fn, *args, **kwargs):
-        kwargs.setdefault("_request_timeout", self.timeouts)
+        kwargs.setdefault("_request_timeout", self._timeouts(what))
         try:
             return fn(*args, **kwargs)
         except KubeWriteRefused:

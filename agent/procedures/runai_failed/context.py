@@ -20,6 +20,7 @@ class Context:
     kube_unavailable: str | None = "no kubeconfig was given"  # why Tier 2 is unavailable (stated as a limitation)
     progress: Callable[[str], None] | None = None  # per-step progress for interactive entry points
     limits: Limits = field(default_factory=Limits)
+    deadline: Any = None  # tools.deadline.Deadline of the diagnosis (--timeout): Tier 2's reads end by it too
 
     def step(self, message: str) -> None:
         if self.progress:

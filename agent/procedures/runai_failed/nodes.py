@@ -6,6 +6,8 @@ where the procedure goes next returns a ``Command``: an early end is one ``Comma
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
@@ -302,7 +304,9 @@ def collect_conditional_evidence(state: State, runtime: Runtime[Context]) -> dic
         from agent.procedures.runai_failed.tier2 import collect as tier2_collect
 
         ctx.step("kubectl (read-only)")
-        kube = tier2_collect(ctx.kube, ctx.limits, state)
+        bounded = getattr(ctx.kube, "bounded_by", None)  # (a stand-in reader may not have it)
+        with bounded(ctx.deadline) if bounded is not None and ctx.deadline is not None else nullcontext():
+            kube = tier2_collect(ctx.kube, ctx.limits, state)
         verdict = classify(sigs + kube.signals)  # the final verdict: Tier 1 and Tier 2 evidence together
         add({"kube": kube, "calls": [Call(step=Step.KUBE, tool="kubernetes", request=c) for c in kube.calls],
              "limitations": limitations(Step.KUBE, *kube.limitations)})
