@@ -161,22 +161,24 @@ def chat(thread_id: str, message: str, *, runai: Any = None, checkpointer: Any =
     clean = guardrails.sanitize_text(message[:MAX_MESSAGE_CHARS])
     settings = Settings.from_env()
     own = runai is None
+    deadline = None
     if own:
         url, cid, secret = settings.runai(runai_url, client_id, client_secret)
         try:
             seconds = parse_timeout(timeout)
         except ValueError as e:
             raise InvalidInput(str(e)) from None
+        deadline = Deadline(seconds)  # one deadline per turn, for its Run:ai and Tier-2 reads
         runai = _open_source(settings, tier1, runai_url=runai_url, url=url, client_id=cid, client_secret=secret,
                              needed=False, transport=transport, retry_sleep=retry_sleep, ca_file=ca_file,
-                             limits=limits or Limits(), deadline=Deadline(seconds))  # one deadline per turn
+                             limits=limits or Limits(), deadline=deadline)
         ready = bool(url) if tier1 == "rest" else True
     else:
         ready = True
     try:
         kube, why = (kube_reader, None) if kube_reader is not None else make_kube(kubeconfig, use_kube, settings)
         ctx = ChatContext(runai=runai, runai_ready=ready, kube=kube, kube_unavailable=why, now=now, llm=llm,
-                          progress=progress, limits=limits or Limits())
+                          progress=progress, limits=limits or Limits(), deadline=deadline)
         with _thread_lock(thread_id):
             with (contextlib.nullcontext(checkpointer) if checkpointer is not None
                   else open_checkpointer(store)) as cp:

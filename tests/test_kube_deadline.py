@@ -67,3 +67,21 @@ def test_a_diagnosis_with_a_silent_kubernetes_server_ends_by_its_timeout(silent_
     assert took < 6, took
     assert any("Tier 2" in x for x in res.limitations), res.limitations
     assert not any(c.tool == "kubernetes" and "describe pod" in c.request for c in res.tool_calls)
+
+
+def test_a_chat_turn_with_a_silent_kubernetes_server_ends_by_its_timeout(silent_server, tmp_path):
+    from agent.api import chat
+    from evals.scenarios import all_scenarios
+    from evals.simulator import running_simulator
+
+    sc = next(s for s in all_scenarios() if s.tier2 and s.expected.category == "OOM_KILLED" and s.args.workload_id)
+    reader = KubeReader.from_url(silent_server, "t0k", timeouts=(5.0, 30.0))
+    with running_simulator(sc.world) as sim:
+        t0 = time.monotonic()
+        r = chat("t-deadline", f"why did workload {sc.args.workload_id} fail on cluster {sc.args.cluster_id}?",
+                 runai_url=sim.url, client_id=sim.client_id, client_secret=sim.client_secret, kube_reader=reader,
+                 store=str(tmp_path / "chat.sqlite"), now=sc.args.now, retry_sleep=lambda s: None, timeout=3)
+        took = time.monotonic() - t0
+    reader.close()
+    assert took < 6, took
+    assert r.diagnosis is not None and any("Tier 2" in x for x in r.diagnosis["limitations"])

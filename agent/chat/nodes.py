@@ -198,7 +198,8 @@ def _run(state: ChatState, runtime: Runtime[ChatContext], **which: Any) -> dict:
         return {"reply": f"I cannot use that: {e}.", "needs_input": True, "missing": [], "asked": [],
                 "route": "ask"}
     _need_url(ctx)
-    result = run_graph(req, ctx.runai, ctx.kube, ctx.kube_unavailable, ctx.progress, ctx.limits)
+    result = run_graph(req, ctx.runai, ctx.kube, ctx.kube_unavailable, ctx.progress, ctx.limits,
+                       deadline=ctx.deadline)
     d = result.model_dump(mode="json")
     diagnosed = [*(state.get("diagnosed") or []), *([d["workload"]["id"]] if (d.get("workload") or {}).get("id")
                                                      else [])]

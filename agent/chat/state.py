@@ -45,6 +45,7 @@ class ChatContext:
     llm: Any = None
     progress: Callable[[str], None] | None = None
     limits: Limits = field(default_factory=Limits)
+    deadline: Any = None  # the turn's tools.deadline.Deadline (its diagnosis's Tier-2 reads end by it too)
     usage: Usage = field(default_factory=Usage)
 
     def step(self, message: str) -> None:
