@@ -19,6 +19,7 @@ from agent.service.limits import ConcurrencyLimiter
 from agent.service.metrics import Metrics
 from agent.service.upstream import Upstream
 from tools.base import ErrorKind
+from tools.deadline import Deadline
 from tools.runai import ApiAuthError, ApiUnavailable
 
 SKILL_READS = frozenset({"list_workloads", "get_workload_status", "get_workload_spec", "get_workload_pods",
@@ -97,11 +98,15 @@ class Runner:
         self.limiter.release()
 
     def run_sync(self, principal: Principal, req: DiagnosisRequest, on_call: OnCall | None) -> DiagnosisResult:
-        client = self.upstream.source(principal.bearer)
+        # the caller gets its 504 at the deadline; the diagnosis's thread stops reading then too, so a slow Run:ai
+        # does not keep the slot (and the upstream connections) busy long after the answer
+        deadline = Deadline(self.config.deadline_s)
+        client = self.upstream.source(principal.bearer, deadline)
         source = Observed(principal.guard(client), self.metrics, on_call)
         try:
             return run_graph(req, source, self.upstream.kube, self.upstream.kube_unavailable,
-                             _tier2_progress(on_call) if on_call is not None else None, SERVICE_LIMITS)
+                             _tier2_progress(on_call) if on_call is not None else None, SERVICE_LIMITS,
+                             deadline=deadline)
         except ApiAuthError as e:
             if principal.mode != "passthrough" and not isinstance(e, ScopeDenied) and http_status(e) == 401:
                 # the service's own credentials were refused: the caller's are not in question

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 
 from agent.service.config import ServiceConfig
+from tools.deadline import Deadline
 from tools.runai import ApiAuthError, ApiUnavailable, RunaiClient
 from tools.transport import make_client
 
@@ -69,11 +70,12 @@ class Upstream:
         self._ready_lock = threading.Lock()
         self.kube, self.kube_unavailable = make_service_kube(config)
 
-    def source(self, bearer: str | None = None) -> RunaiClient:
-        """A Run:ai source for one diagnosis: the caller's token (pass-through) or the service account's."""
+    def source(self, bearer: str | None = None, deadline: Deadline | None = None) -> RunaiClient:
+        """A Run:ai source for one diagnosis: the caller's token (pass-through) or the service account's;
+        ``deadline``: the diagnosis's, after which it starts no read (nor a retry's wait)."""
         token = bearer if self.config.auth == "passthrough" else self.tokens
         return RunaiClient(self.url, None, None, bearer_token=token, timeout=self.config.upstream_timeout_s,
-                           transport=self._transport, concurrent_reads=False)
+                           transport=self._transport, concurrent_reads=False, deadline=deadline)
 
     # ------------------------------------------------------------------ readiness
     def ready(self) -> tuple[bool, str]:

@@ -181,6 +181,9 @@ def test_a_diagnosis_over_its_deadline_is_504_and_frees_its_slot_when_done(scena
             while 'workload_diagnose_in_flight 0.0' not in httpx.get(f"{url}/metrics").text:
                 assert time.monotonic() < deadline, "the slot was never freed"
                 time.sleep(0.05)
+            # the diagnosis stopped reading at its deadline too: the token and the status, none of the later steps
+            read = [path.split("?")[0] for _method, path in slow.requests]
+            assert len(read) <= 3 and not any(p.endswith(("/pods", "/history")) for p in read), read
 
 
 def test_service_account_credentials_refused_is_502_not_the_callers_401(sim, scenarios):
