@@ -47,7 +47,8 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     """Diagnose one workload. Raises InvalidInput, ApiUnavailable or ApiAuthError; anything else is a result.
 
     ``timeout`` (seconds) is the one deadline of every Run:ai read of the diagnosis (and of its Tier-2 Kubernetes
-    reads, through ``KubeReader.bounded_by``): when it is reached, reads in progress are abandoned and what was not read is a stated limitation (exit 3 when it was the workload itself).
+    reads, through ``KubeReader.bounded_by``): when it is reached, reads in progress are abandoned and what was
+    not read is a stated limitation (exit 3 when it was the workload itself).
     ``ca_file`` is a PEM CA bundle for TLS (else SSL_CERT_FILE / REQUESTS_CA_BUNDLE, else certifi's); plain
     ``http://`` to a host that is not loopback is allowed (``tools.transport.plain_http_warning`` says why not to:
     the CLI prints it). Ctrl-C

@@ -171,7 +171,7 @@ class ReadOnlyClient(httpx.Client):
     """An httpx.Client whose every send is checked (also when a test tool patches the transport layer)."""
 
     prefix = ""
-    read_transport: ReadOnlyTransport | None = None
+    read_transport: ReadOnlyTransport  # the one it sends through (set by make_client, which builds every client)
 
     def send(self, request: httpx.Request, **kwargs):  # type: ignore[override]
         check_request(request, self.prefix)
@@ -183,8 +183,6 @@ class ReadOnlyClient(httpx.Client):
         headers, and a cookie Run:ai sets must not be kept), and they cost a third of a request's CPU. The
         request carries its own timeout (``extensions``); the caller closes the response."""
         check_request(request, self.prefix)
-        if self.read_transport is None:
-            return self.send(request, stream=True)
         response = self.read_transport.handle_request(request)
         response.request = request
         return response

@@ -21,17 +21,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+from uvicorn.config import STARTUP_FAILURE  # a worker's exit status when it could not start serving
+
 from agent.service.metrics import SHARED_DIR_ENV
 
 APP = "agent.service.app:from_env"
 BACKLOG = 2048
-STARTUP_FAILURE = 3  # a worker's exit status when it could not start serving (as uvicorn's)
 RESTART_BACKOFF_S = 1.0
 STOP_GRACE_S = 15.0
 
 
 def available() -> bool:
-    """Whether the kernel spreads connections over sockets sharing a port (Linux, the BSDs)."""
+    """Whether the kernel spreads connections over sockets sharing a port (Linux, FreeBSD; not macOS)."""
     return hasattr(socket, "SO_REUSEPORT") and sys.platform.startswith(("linux", "freebsd"))
 
 
@@ -52,6 +53,10 @@ def bound_socket(host: str, port: int, *, reuseport: bool = True) -> socket.sock
     return sock
 
 
+def _cannot_listen(host: str, port: int, e: OSError) -> str:
+    return f"cannot listen on {host}:{port}: {e.strerror or e}"
+
+
 def _worker(host: str, port: int, options: dict[str, Any]) -> None:
     """One worker process: its own socket in the port's group, one uvicorn server on it."""
     import uvicorn
@@ -60,7 +65,7 @@ def _worker(host: str, port: int, options: dict[str, Any]) -> None:
         sock = bound_socket(host, port)
         sock.listen(BACKLOG)
     except OSError as e:
-        sys.stderr.write(f"workload-diagnose: error: cannot listen on {host}:{port}: {e.strerror or e}\n")
+        sys.stderr.write(f"workload-diagnose: error: {_cannot_listen(host, port, e)}\n")
         sys.exit(STARTUP_FAILURE)
     config = uvicorn.Config(APP, factory=True, host=host, port=port, backlog=BACKLOG, **options)
     server = uvicorn.Server(config)
@@ -147,10 +152,8 @@ def _metrics_dir() -> str | None:
     return made
 
 
-def _forget_worker(pid: int | None) -> None:
+def _forget_worker(pid: int) -> None:
     """A dead worker's in-flight gauge stops counting (its counters stay: they happened)."""
-    if pid is None:
-        return
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(pid)
@@ -162,5 +165,5 @@ def serve_workers(workers: int, host: str, port: int, options: dict[str, Any]) -
     try:
         bound_socket(host, port, reuseport=False).close()
     except OSError as e:
-        raise OSError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+        raise OSError(_cannot_listen(host, port, e)) from None
     return Supervisor(workers, host, port, options).run()
