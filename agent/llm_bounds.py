@@ -105,13 +105,13 @@ def _invoke(model: Any, messages: list[Any], budget: Budget) -> Any:
     worker = threading.Thread(target=run, name="llm-call", daemon=True)
     worker.start()
     worker.join(left + _GRACE)
+    late = f"the model did not answer in time (its bound: {budget.bounds.total:g} s a turn, " \
+           f"{budget.bounds.read:g} s of silence)"
     if worker.is_alive():  # a model object that ignores every bound: the turn goes on without it
-        raise ModelFailed(f"the model did not answer within {budget.bounds.total:g} s")
+        raise ModelFailed(late)
     err = box.get("err")
     if err is not None:
-        if budget.left() <= _GRACE and _is_timeout(err):
-            raise ModelFailed(f"the model did not answer within {budget.bounds.total:g} s")
-        raise ModelFailed(f"the model call failed: {_describe(err)}")
+        raise ModelFailed(late if _is_timeout(err) else f"the model call failed: {_describe(err)}")
     return box.get("out")
 
 
@@ -197,5 +197,6 @@ def openai_model(model: str, base_url: str | None, api_key: str, bounds: ModelBo
     timeout = httpx.Timeout(b.total, connect=b.connect, read=b.read, write=b.connect, pool=b.connect)
     http = httpx.Client(transport=_capped_transport(b, ca_file), timeout=timeout, follow_redirects=False)
     chat = ChatOpenAI(model=model, base_url=base_url, api_key=api_key, temperature=0, timeout=timeout,
-                      max_retries=1, max_tokens=600, streaming=streaming, http_client=http)
+                      max_retries=0, max_tokens=600, streaming=streaming, stream_usage=True,
+                      http_client=http)
     return Bounded(chat, b)
