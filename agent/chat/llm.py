@@ -124,12 +124,14 @@ def fill(p: Parsed, kept: dict[str, str], cluster_listed: Callable[[str], bool])
     """The parser's values win; the model only fills what it left empty, and never decides which UUID is which.
 
     UUIDs the user left unlabelled are assigned by the deterministic rules (``slots.merge``: by what was asked).
-    The model's ``workload_id`` is therefore not used, and its ``cluster_id`` only when that exact id is one
-    ``cluster_listed`` confirms (``GET /api/v1/clusters``): then it is the cluster, as if the user had labelled it.
+    The model's ``workload_id`` is therefore not used, and its ``cluster_id`` only when the message names no
+    cluster and that exact id is one ``cluster_listed`` confirms (``GET /api/v1/clusters``): then it is the
+    cluster, as if the user had labelled it.
     Names and the project are checked by the reads that use them (an exact cluster name, Option B's list)."""
     upd = {f: v for f, v in kept.items() if not getattr(p, f) and f not in ("cluster_id", "workload_id")}
     claim = kept.get("cluster_id")
-    if claim and not p.cluster_id and claim in p.bare_uuids and cluster_listed(claim):
+    named = p.cluster_id or p.cluster_name or p.vague_cluster  # the user's own words name the cluster: no claim
+    if claim and not named and claim in p.bare_uuids and cluster_listed(claim):
         upd["cluster_id"] = claim
         upd["bare_uuids"] = [u for u in p.bare_uuids if u != claim]
     if "cluster_id" in upd or p.cluster_id:
