@@ -194,6 +194,7 @@ def openai_model(model: str, base_url: str | None, api_key: str, bounds: ModelBo
     from langchain_openai import ChatOpenAI
 
     b = bounds or ModelBounds.from_env()
+    ca_file = ca_file or os.environ.get("SSL_CERT_FILE")  # as for Run:ai: certifi's bundle unless one is named
     timeout = httpx.Timeout(b.total, connect=b.connect, read=b.read, write=b.connect, pool=b.connect)
     http = httpx.Client(transport=_capped_transport(b, ca_file), timeout=timeout, follow_redirects=False)
     chat = ChatOpenAI(model=model, base_url=base_url, api_key=api_key, temperature=0, timeout=timeout,

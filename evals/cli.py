@@ -131,10 +131,9 @@ def eval_(
     tier1: str = typer.Option("rest", "--tier1", help="rest (replay the cassettes) or mcp (every scenario live "
                                                       "through the official MCP SDK and the simulator-backed MCP "
                                                       "stand-in; --faults adds MCP faults)."),
-    passk: Optional[int] = typer.Option(None, "--passk", min=0, help="Runs per chat phrasing and model for the LLM "
-                                                                     "path's Pass^k (default 2 for the whole suite, "
-                                                                     "else 0 = not run; the figure is defined with "
-                                                                     "5)."),
+    passk: Optional[int] = typer.Option(
+        None, "--passk", min=0, help="Runs per chat phrasing and fake model for the LLM path's Pass^k (default: 2 "
+                                     "for the whole suite, else 0 = not run; the figure is defined with 5)."),
 ) -> None:
     """Replay scenario cassettes and score them (or re-record them with --record); --faults adds the fault matrix."""
     import os
