@@ -41,13 +41,17 @@ class ModelBounds:
 
     @classmethod
     def from_env(cls) -> "ModelBounds":
-        """``WD_LLM_TIMEOUT`` (seconds, the total per turn) or the defaults; ValueError (one line) if invalid."""
+        """``WD_LLM_TIMEOUT`` (seconds, the total per turn) or the defaults; InvalidInput (one line) if invalid."""
         raw = os.environ.get("WD_LLM_TIMEOUT")
         if not raw:
             return cls()
         from tools.deadline import parse_timeout
+        from tools.runai import InvalidInput
 
-        total = parse_timeout(raw, "WD_LLM_TIMEOUT")
+        try:
+            total = parse_timeout(raw, "WD_LLM_TIMEOUT")
+        except ValueError as e:
+            raise InvalidInput(str(e)) from None
         return cls(total=total, connect=min(cls.connect, total), read=min(cls.read, total))
 
 

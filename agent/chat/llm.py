@@ -195,8 +195,4 @@ def from_settings(model: str | None, base_url: str | None = None) -> Bounded | N
 
     base = base_url or os.environ.get("WD_LLM_BASE_URL")
     key = os.environ.get("WD_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or "not-needed"
-    try:
-        bounds = ModelBounds.from_env()
-    except ValueError as e:
-        raise InvalidInput(str(e)) from None
-    return openai_model(model, base, key, bounds)
+    return openai_model(model, base, key, ModelBounds.from_env())
