@@ -10,7 +10,8 @@ rewording of a reply, a diagnosis's explanation); the same personas answer throu
   ``stream_options.include_usage`` is set). Wire faults: a delay before the answer, a body dripped one byte at a
   time, a body of any size, a body that is not JSON.
 
-Personas (:data:`PERSONAS`): ``honest`` (extracts what the words label, rewords by repeating the reply),
+Personas (:data:`PERSONAS`): ``honest`` (extracts what the words label, and of two unlabelled UUIDs takes the
+second for the cluster; rewords by repeating the reply),
 ``claims`` (says it restarted, deleted and resubmitted), ``image`` (a markdown image and a link to a foreign host
 carrying the evidence), ``role_swap`` (labels the workload's UUID as the cluster and the reverse), ``category``
 (names another category), ``null`` (``content: null``), ``huge`` (a 5 MB answer).
@@ -165,8 +166,10 @@ def _events(content: str | None, model: str, usage: bool) -> bytes:
     if content:
         parts += [chunk({"content": content[i:i + 64]}) for i in range(0, len(content), 64)]
     parts.append(chunk({}, "stop"))
-    if usage:
-        parts.append(f"data: {json.dumps({'id': 'chatcmpl-standin', 'object': 'chat.completion.chunk', 'created': 0, 'model': model, 'choices': [], 'usage': {'prompt_tokens': 50, 'completion_tokens': 10, 'total_tokens': 60}})}\n\n")
+    if usage:  # the last chunk: no choices, the counts (what stream_options.include_usage asks for)
+        body = {"id": "chatcmpl-standin", "object": "chat.completion.chunk", "created": 0, "model": model,
+                "choices": [], "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}}
+        parts.append(f"data: {json.dumps(body)}\n\n")
     parts.append("data: [DONE]\n\n")
     return "".join(parts).encode()
 

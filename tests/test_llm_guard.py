@@ -168,6 +168,6 @@ def test_explain_through_a_broken_or_lying_http_model_falls_back_within_its_boun
                              streaming=stream)
         t0 = time.monotonic()
         ex = explain(oom, model)
-        assert time.monotonic() - t0 < 1.5 + 1.0
+        assert time.monotonic() - t0 < 1.5 + 5.0  # the model alone: 30 s, or a drip for ever
     assert ex.source == "deterministic" and ex.text == oom.report
     assert any(why in r for r in ex.rejected_reasons), ex.rejected_reasons

@@ -136,7 +136,7 @@ def test_a_broken_http_model_is_no_model(conversation, plain, opts, why, stream)
         took = time.monotonic() - t0
     assert r.reply == plain.reply and r.diagnosis == plain.diagnosis and r.reply.strip()
     assert why in r.usage["llm_error"] and r.usage["llm_calls"] == 1  # no second call after a failure
-    assert took < 2.0 + 5.0  # the model's own bound (2 s) plus the diagnosis
+    assert took < 2.0 + 15.0  # the model's own bound (2 s) plus the diagnosis on a loaded machine (the model: 30 s+)
 
 
 @pytest.mark.parametrize("model,why", [
@@ -161,7 +161,7 @@ def test_a_model_that_never_answers_ends_by_its_own_bound(conversation, plain):
 
     t0 = time.monotonic()
     r = conversation(chat_world(), llm=Bounded(fake_model("honest", delay=60), ModelBounds(total=1.0))).say(Q)
-    assert time.monotonic() - t0 < 1.0 + 5.0
+    assert time.monotonic() - t0 < 1.0 + 15.0  # the model alone would take 60 s
     assert r.reply == plain.reply and "did not answer in time (its bound: 1 s" in r.usage["llm_error"]
 
 
