@@ -3,9 +3,12 @@
 * The category, evidence, recurrence and recommendations are already fixed by the deterministic path.
 * The model gets no tools: it can only return text.
 * Evidence reaches it redacted and spotlighted with a per-run marker the evidence cannot forge.
+* The call is bounded (``agent.llm_bounds``): its own deadline and a reply cap; no usable answer (an error, no
+  text, too long, too late) is the deterministic report with the reason recorded.
 * Its text is validated (``guardrails.validate_llm_output``): it must name no other category, cite only numbers,
-  ids, node names and quoted log lines that occur in the evidence, and contain nothing secret-shaped. Otherwise
-  the deterministic report is used and the reason is recorded.
+  ids, node names and quoted log lines that occur in the evidence, contain nothing secret-shaped, claim no
+  action, show no image and link to no URL outside the evidence. Otherwise the deterministic report is used and
+  the reason is recorded.
 """
 from __future__ import annotations
 
@@ -50,15 +53,14 @@ def explain(res: DiagnosisResult, model: Any) -> Explanation:
     """Ask ``model`` (any langchain-core chat model) for an explanation; validate it or fall back."""
     import guardrails
 
+    from agent.llm_bounds import Budget, ModelFailed, bounded, call
+
     marker = guardrails.new_marker()
-    try:
-        out = model.invoke(build_messages(res, marker))
-        text = out.content if hasattr(out, "content") else str(out)
-        if not isinstance(text, str):
-            text = str(text)
-    except Exception as e:  # a failing model is not a failed diagnosis
-        return Explanation(text=res.report, source="deterministic",
-                           rejected_reasons=[f"the model call failed: {type(e).__name__}"])
+    model = bounded(model)
+    try:  # its own bounds (agent.llm_bounds): the diagnosis is finished, its deadline is not the model's
+        _msg, text = call(model, build_messages(res, marker), Budget(model.bounds))
+    except ModelFailed as e:  # a failing model is not a failed diagnosis
+        return Explanation(text=res.report, source="deterministic", rejected_reasons=[str(e)])
     category = res.category if res.outcome == "diagnosed" and res.category else "UNKNOWN"
     reasons: list[str] = []
     if marker in text:

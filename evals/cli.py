@@ -131,6 +131,9 @@ def eval_(
     tier1: str = typer.Option("rest", "--tier1", help="rest (replay the cassettes) or mcp (every scenario live "
                                                       "through the official MCP SDK and the simulator-backed MCP "
                                                       "stand-in; --faults adds MCP faults)."),
+    passk: Optional[int] = typer.Option(
+        None, "--passk", min=0, help="Runs per chat phrasing and fake model for the LLM path's Pass^k (default: 2 "
+                                     "for the whole suite, else 0 = not run; the figure is defined with 5)."),
 ) -> None:
     """Replay scenario cassettes and score them (or re-record them with --record); --faults adds the fault matrix."""
     import os
@@ -144,8 +147,12 @@ def eval_(
     if jobs is None:
         cpus = max(1, min(8, os.cpu_count() or 1))
         jobs = min(16, 2 * cpus) if faults else cpus  # fault runs spend much of their time waiting
+    if passk is None:
+        from evals.passk import DEFAULT_K
+
+        passk = 0 if suites or record or tier1 != "rest" else DEFAULT_K
     raise typer.Exit(run(suites or None, do_record=record, echo=typer.echo, faults=faults, jobs=jobs, out=out,
-                         baseline=baseline, tier1=tier1))
+                         baseline=baseline, tier1=tier1, passk=passk))
 
 
 @app.command()

@@ -141,6 +141,9 @@ def html_report(board: dict, timings: dict) -> str:
     f = board.get("faults")
     if f:
         parts.append(kpi("fault runs passed", f"{f['passed']}/{f['runs']}", f["failed"] == 0))
+    pk = board.get("llm_passk")
+    if pk:
+        parts.append(kpi(f"LLM Pass^{pk['k']} (phrasing × model)", f"{pk['passed']}/{pk['total']}", pk["ok"]))
     if board.get("regressions"):
         parts.append("<h2>Regressions against the baseline</h2><ul>" +
                      "".join(f"<li class=\"bad\">{_e(x)}</li>" for x in board["regressions"]) + "</ul>")

@@ -212,8 +212,9 @@ def select(suites: list[str] | None, root: Path | None = None) -> tuple[list[Sce
 
 def evaluate(suites: list[str] | None = None, *, faults: bool = False, jobs: int = 1, root: Path | None = None,
              fault_filter: Callable[[str, str, str], bool] | None = None,
-             progress: Callable[[str], None] | None = None, tier1: str = "rest") -> tuple[dict, dict]:
-    """Score the selected scenarios; returns (scoreboard, timings). Pure data, deterministic scoreboard."""
+             progress: Callable[[str], None] | None = None, tier1: str = "rest", passk: int = 0) -> tuple[dict, dict]:
+    """Score the selected scenarios; returns (scoreboard, timings). Pure data, deterministic scoreboard.
+    ``passk`` > 0 adds the LLM path's Pass^k over the chat phrasings (``evals/passk.py``) as ``llm_passk``."""
     from evals import checks
 
     scs, skipped = select(suites, root)
@@ -292,7 +293,14 @@ def evaluate(suites: list[str] | None = None, *, faults: bool = False, jobs: int
         for r in recs:
             fr = board["faults"]["per_scenario"].get(r["id"])
             r["faults"] = fr
-    board["ok"] = board["failed"] == 0 and (board["faults"] is None or board["faults"]["failed"] == 0)
+    if passk:
+        from evals import passk as pk
+
+        t1 = time.perf_counter()
+        board["llm_passk"] = pk.run(passk)
+        timings["llm_passk_wall_seconds"] = round(time.perf_counter() - t1, 3)
+    board["ok"] = board["failed"] == 0 and (board["faults"] is None or board["faults"]["failed"] == 0) \
+        and (board.get("llm_passk") or {}).get("ok", True)
     return board, timings
 
 
@@ -450,6 +458,12 @@ def scoreboard_text(board: dict, timings: dict) -> list[str]:
                   f"{timings['faults']['max_requests']} requests/run",
                   f"    per fault run       p50 {quantile(ft, .5):.1f} ms · p95 {quantile(ft, .95):.1f} ms · "
                   f"wall {timings['faults']['wall_seconds']:.1f} s"]
+    if board.get("llm_passk"):
+        from evals.passk import text
+
+        lines.append(text(board["llm_passk"]))
+        lines += [f"    differs: phrasing {x['phrasing']} with the {x['model']} model: {', '.join(x['differs'])}"
+                  for x in board["llm_passk"]["failures"][:20]]
     lines += _confusion_text(board)
     return lines
 
@@ -471,7 +485,7 @@ def _confusion_text(board: dict) -> list[str]:
 # ------------------------------------------------------------------------------------------------ entry point
 def run(suites: list[str] | None = None, *, do_record: bool = False, echo=print, faults: bool = False,
         jobs: int | None = None, out: str | Path | None = None, baseline: str | Path | None = None,
-        fault_filter=None, root: Path | None = None, tier1: str = "rest") -> int:
+        fault_filter=None, root: Path | None = None, tier1: str = "rest", passk: int = 0) -> int:
     """The ``workload-diagnose eval`` command. Returns the exit status (0 all good, 1 failures or regression)."""
     if do_record:
         return _record(suites, echo)
@@ -481,7 +495,7 @@ def run(suites: list[str] | None = None, *, do_record: bool = False, echo=print,
         echo("no scenarios matched")
         return 2
     board, timings = evaluate(suites, faults=faults, jobs=jobs, root=root, fault_filter=fault_filter, progress=echo,
-                              tier1=tier1)
+                              tier1=tier1, passk=passk)
     for r in board["results"]:
         mark = "ok  " if r["pass"] else ("xfail" if r["xfail"] else "FAIL")
         g = r["got"]

@@ -6,7 +6,9 @@
 * contains a number, UUID, timestamp, node/pod-name-like token or quoted log line (``"…"``, ``“…”``,
   `` `…` ``, fenced code lines) that does not occur in the evidence (numbers may be unit conversions or
   roundings of evidence numbers: ``32 GiB`` ↔ ``34359738368`` / ``32Gi``; ``0.85`` ↔ ``0.8532``),
-* contains a secret-shaped string (the redactor would change it).
+* contains a secret-shaped string (the redactor would change it),
+* claims that the assistant took an action (it is read-only), shows an image, or links to a URL that is not in
+  the evidence (the rules, with their samples, are in ``guardrails.output_rules``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import re2
 from pydantic import BaseModel, Field
 
 from .injection import normalise
+from .output_rules import claim_problems, link_problems
 from .redaction import redact
 
 class ValidationResult(BaseModel):
@@ -168,6 +171,10 @@ def validate_llm_output(text: str, *, category: str, evidence_texts: list[str], 
     def in_evidence(fragment: str) -> bool:
         f = _squash(fragment)
         return not f or f in blob_cf or f in allowed
+
+    # 2b. claimed actions, images and links
+    reasons += claim_problems(text_n, blob_cf)
+    reasons += link_problems(text_n, blob)
 
     work = _MARKER_RX.sub(" ", text_n)
 

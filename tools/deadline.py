@@ -90,6 +90,18 @@ class Deadline:
         finally:
             self._local.until = prev
 
+    @contextlib.contextmanager
+    def excluding(self) -> Iterator[None]:
+        """Time spent inside the block does not count: the deadline moves later by it (a chat turn's model call
+        has its own bound and does not use up the Run:ai reads' time)."""
+        t0 = self._clock()
+        try:
+            yield
+        finally:
+            with self._lock:
+                if self._at is not None:
+                    self._at += self._clock() - t0
+
     def sleep(self, seconds: float) -> None:
         """Back off for ``seconds``, but never past the deadline, and wake at once when cancelled."""
         left = self.remaining()

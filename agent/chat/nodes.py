@@ -24,8 +24,9 @@ def understand(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     if ctx.llm is not None and msg.strip():
         from agent.chat import llm
 
-        kept, _dropped = llm.extract(ctx.llm, msg, ctx.usage)
-        p = llm.fill(p, kept)
+        with ctx.model_time():
+            kept, _dropped = llm.extract(ctx.llm, msg, ctx.budget, ctx.usage)
+        p = llm.fill(p, kept, lambda cid: _cluster_listed(ctx, cid))
     slots, changed = merge(state.get("slots") or {}, p, state.get("asked") or [], state.get("last"))
     return {**TURN_RESET, "parsed": p.model_dump(), "slots": slots, "changed": changed, "notes": notes,
             "transcript": _bounded(state, "user", msg)}
@@ -178,7 +179,9 @@ def finish(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     if ctx.llm is not None and text:
         from agent.chat import llm
 
-        text, _rejected = llm.phrase(ctx.llm, text, state.get("diagnosis") or state.get("last"), ctx.usage)
+        with ctx.model_time():
+            text, _rejected = llm.phrase(ctx.llm, text, state.get("diagnosis") or state.get("last"), ctx.budget,
+                                         ctx.usage)
     out: dict[str, Any] = {"reply": text, "transcript": _bounded(state, "assistant", text)}
     if not state.get("needs_input"):
         out["asked"] = []
@@ -215,6 +218,16 @@ def _answered(text: str, *, diagnosis: dict | None = None, needs_input: bool = F
               missing: list[str] | None = None) -> dict:
     return {"reply": text, "needs_input": needs_input, "missing": missing or [], "asked": missing or [],
             "diagnosis": None if needs_input else diagnosis}
+
+
+def _cluster_listed(ctx: ChatContext, cluster_id: str) -> bool:
+    """A cluster id only the model labelled is used only when the Run:ai API lists it (its role, verified)."""
+    if not ctx.runai_ready:
+        return False
+    from agent.chat.llm import cluster_listed
+
+    ctx.step("list_clusters")
+    return cluster_listed(ctx.runai, cluster_id)
 
 
 def _need_url(ctx: ChatContext) -> None:

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, TypedDict
 
 from agent.chat.llm import Usage
+from agent.llm_bounds import Budget, ModelBounds, bounded
 from agent.model.limits import Limits
 
 MAX_TRANSCRIPT = 40  # turns kept in the thread (redacted text only)
@@ -47,6 +48,18 @@ class ChatContext:
     limits: Limits = field(default_factory=Limits)
     deadline: Any = None  # the turn's tools.deadline.Deadline (its diagnosis's Tier-2 reads end by it too)
     usage: Usage = field(default_factory=Usage)
+    budget: Budget = field(init=False)  # the turn's model time (agent.llm_bounds), its own, not the deadline's
+
+    def __post_init__(self) -> None:
+        if self.llm is not None:
+            self.llm = bounded(self.llm)
+        self.budget = Budget(self.llm.bounds if self.llm is not None else ModelBounds())
+
+    def model_time(self):
+        """A block in which the model runs: its time is not taken from the turn's Run:ai deadline."""
+        import contextlib
+
+        return self.deadline.excluding() if self.deadline is not None else contextlib.nullcontext()
 
     def step(self, message: str) -> None:
         if self.progress:

@@ -14,4 +14,5 @@ class ChatReply(BaseModel):
     needs_input: bool
     missing: list[Missing] = Field(default_factory=list)  # what the assistant asked for (never a value given)
     diagnosis: dict | None = None  # exactly the ``failed --json`` object; null while input is needed
-    usage: dict = Field(default_factory=dict)  # LLM calls and tokens this turn (zeros without an LLM)
+    usage: dict = Field(default_factory=dict)  # LLM calls and tokens this turn (zeros without an LLM); llm_error
+    # (only when a model call gave no usable answer): why the turn went on without it
