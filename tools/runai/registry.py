@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping
 from tools.runai.errors import InvalidInput
 from tools.runai.source import RunaiSource
 
-__all__ = ["SOURCES", "Setting", "SourceSpec", "SourceSettings", "names", "spec", "specs", "check_name",
+__all__ = ["SOURCES", "Setting", "SourceSpec", "SourceSettings", "names", "spec", "specs", "check_name", "help_text", "metavar",
            "open_source", "missing", "require", "source_env", "NOT_CONFIGURED"]
 
 #: name -> the module whose ``SOURCE`` is that source's :class:`SourceSpec` (imported when first asked for)
@@ -117,6 +117,16 @@ def specs() -> list[SourceSpec]:
 def _choices() -> str:
     q = [repr(n) for n in SOURCES]
     return " or ".join(q) if len(q) < 3 else ", ".join(q[:-1]) + " or " + q[-1]
+
+
+def help_text() -> str:
+    """``--tier1``'s help: every registered source and what it reads."""
+    parts = [f"{sp.name} ({sp.summary})" for sp in specs()]
+    return "Tier-1 source: " + (" or ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " or " + parts[-1])
+
+
+def metavar() -> str:
+    return "[" + "|".join(SOURCES) + "]"
 
 
 def check_name(name: str) -> str:

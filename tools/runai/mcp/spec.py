@@ -36,7 +36,7 @@ def _build(s: SourceSettings):
 
 SOURCE = SourceSpec(
     name="mcp",
-    summary="the official Run:ai MCP server",
+    summary="the official Run:ai MCP server: RUNAI_MCP_URL + RUNAI_MCP_TOKEN, or RUNAI_MCP_COMMAND",
     settings=(Setting(URL, "the MCP server's streamable-HTTP endpoint"),
               Setting(TOKEN, "the bearer token sent to RUNAI_MCP_URL", secret=True),
               Setting(COMMAND, "the command that starts the MCP server on stdio")),

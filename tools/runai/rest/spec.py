@@ -22,7 +22,7 @@ def _build(s: SourceSettings):
 
 SOURCE = SourceSpec(
     name="rest",
-    summary="the Run:ai control-plane REST API",
+    summary="the Run:ai API",
     settings=(Setting("RUNAI_BASE_URL", "the Run:ai control plane", flag="--runai-url", required=True),
               Setting("RUNAI_CLIENT_ID", "the application's client id"),
               Setting("RUNAI_CLIENT_SECRET", "the application's secret", secret=True)),
