@@ -88,8 +88,9 @@ def test_the_prerequisite_lines_are_the_ones_users_know():
         open_source("mcp", SourceSettings())
     with pytest.raises(InvalidInput, match=r"^both RUNAI_MCP_URL and RUNAI_MCP_COMMAND are set"):
         open_source("mcp", SourceSettings(env={"RUNAI_MCP_URL": "http://x/mcp", "RUNAI_MCP_COMMAND": "x"}))
-    with pytest.raises(InvalidInput, match=r"^--tier1 must be 'rest' or 'mcp', not 'soap'$"):
+    with pytest.raises(InvalidInput, match=r"^--tier1 must be 'rest'.* or '\w+', not 'soap'$") as e:
         open_source("soap", SourceSettings())
+    assert all(repr(n) in str(e.value) for n in registry.names())
     # an incomplete request is answered without a read: no prerequisite is asked for
     open_source("mcp", SourceSettings(needed=False)).close()
 
@@ -104,7 +105,7 @@ def test_the_tier1_choices_derive_from_the_registry():
     assert "[" + "|".join(registry.names()) + "]" in out
     assert ServiceConfig.from_env({}).tier1 == "rest"
     assert ServiceConfig.from_env({"WD_TIER1": "mcp"}).tier1 == "mcp"
-    with pytest.raises(ConfigError, match=r"^WD_TIER1 must be 'rest' or 'mcp', not 'soap'$"):
+    with pytest.raises(ConfigError, match=r"^WD_TIER1 must be 'rest'.* or '\w+', not 'soap'$"):
         ServiceConfig.from_env({"WD_TIER1": "soap"})
     with pytest.raises(ConfigError, match="WD_AUTH=passthrough reads with the caller's Run:ai token"):
         ServiceConfig.from_env({"WD_TIER1": "mcp", "WD_AUTH": "passthrough"})
@@ -146,8 +147,9 @@ def test_the_fleet_capability_is_read_or_refused_in_one_line(source):
     declared = FLEET in registry.spec(name).capabilities
     assert isinstance(src, FleetSource) == declared
     if not declared:
+        able = " or ".join(n for n in registry.names() if FLEET in registry.spec(n).capabilities)
         with pytest.raises(InvalidInput, match=rf"^--tier1 {name} cannot triage a fleet: it does not read the "
-                                               r"'fleet' capability \(use --tier1 rest\)$"):
+                                               rf"'fleet' capability \(use --tier1 {able}\)$"):
             require(name, FLEET, "triage a fleet")
         return
     listed = src.list_phase(cluster_id=CL, phase="Failed")
@@ -165,3 +167,27 @@ def test_triage_through_a_source_without_the_fleet_capability_is_one_line_before
 
     with pytest.raises(InvalidInput, match=rf"^--tier1 {name} cannot triage a fleet"):
         triage(cluster_id=CL, runai_url="http://127.0.0.1:9", tier1=name)
+
+
+def test_serve_and_the_mcp_server_build_the_wd_tier1_source_through_the_registry():
+    from agent.service.config import ServiceConfig
+    from agent.service.upstream import Upstream
+    from evals.simulator import running_simulator
+
+    with running_simulator(copy.deepcopy(WORLD)) as sim:
+        env = {"WD_TIER1": "mcp", "RUNAI_MCP_COMMAND": STANDIN, "WD_KUBE": "off", "RUNAI_BASE_URL": sim.url,
+               "RUNAI_CLIENT_ID": sim.client_id, "RUNAI_CLIENT_SECRET": sim.client_secret}
+        up = Upstream(ServiceConfig.from_env(env))
+        src = up.source()
+        try:
+            assert type(src).__name__ == "RunaiMcpSource" and up.tokens is None
+            r = src.get_workload_pods(WID)
+            assert r.status == ToolStatus.OK and r.invocations[0].request.startswith("tools/call ")
+            assert up.ready() == (True, "--tier1 mcp is configured")
+        finally:
+            src.close()
+            up.close()
+    up = Upstream(ServiceConfig.from_env({"WD_TIER1": "mcp", "WD_KUBE": "off"}))
+    assert up.ready()[0] is False and "RUNAI_MCP_URL" in up.ready()[1]
+    with pytest.raises(InvalidInput, match="^--tier1 mcp needs the Run:ai MCP server"):
+        up.source()

@@ -86,7 +86,7 @@ class ServiceConfig:
         kube = (env.get("WD_KUBE") or "auto").strip().lower()
         if kube not in ("auto", "off"):
             raise ConfigError(f"WD_KUBE must be auto or off, not {kube!r}")
-        tier1 = _tier1((env.get("WD_TIER1") or "rest").strip().lower(), auth)
+        tier1 = _tier1((env.get("WD_TIER1") or "rest").strip().lower(), auth, env)
         return cls(runai_url=env.get("RUNAI_BASE_URL") or None, client_id=env.get("RUNAI_CLIENT_ID"),
                    client_secret=env.get("RUNAI_CLIENT_SECRET"), auth=auth, tokens=tokens,  # type: ignore[arg-type]
                    max_concurrent=_num(env, "WD_MAX_CONCURRENT", 32, int),
@@ -101,7 +101,9 @@ class ServiceConfig:
         return self.auth != "none"
 
 
-def _tier1(name: str, auth: str) -> str:
+def _tier1(name: str, auth: str, env: Mapping[str, str]) -> str:
+    """The service's Run:ai source: registered, able to read with the caller's token when auth passes it through,
+    and configured without contradiction (a missing setting is ``/readyz``'s to say)."""
     try:
         registry.check_name(name)
     except ValueError as e:
@@ -109,6 +111,10 @@ def _tier1(name: str, auth: str) -> str:
     if auth == "passthrough" and not registry.spec(name).bearer:
         raise ConfigError(f"WD_AUTH=passthrough reads with the caller's Run:ai token, and WD_TIER1={name} reads with "
                           "its own credentials: use WD_AUTH=tokens or none")
+    try:
+        registry.missing(name, registry.SourceSettings(env=registry.source_env(env)))
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
     return name
 
 

@@ -79,12 +79,14 @@ class Upstream:
                               transport=self._transport, **kw)
 
     def source(self, bearer: str | None = None, deadline: Deadline | None = None) -> RunaiSource:
-        """A Run:ai source for one diagnosis: the caller's token (pass-through) or the service account's (a source
-        that reads with its own credentials gets neither); ``deadline``: the diagnosis's, after which it starts no
-        read (nor a retry's wait)."""
-        token = (bearer if self.config.auth == "passthrough" else self.tokens) if self.bearer else None
-        return open_source(self.config.tier1, self._settings(bearer_token=token, concurrent_reads=False,
-                                                             deadline=deadline))
+        """A Run:ai source (``WD_TIER1``) for one diagnosis: one that reads with a bearer token gets the caller's
+        (pass-through) or the service account's; one with its own credentials gets the service account's client
+        id and secret; ``deadline``: the diagnosis's, after which it starts no read (nor a retry's wait)."""
+        if self.bearer:  # never the client credentials: a caller's token in pass-through, else the shared cache
+            who: dict[str, Any] = {"bearer_token": bearer if self.config.auth == "passthrough" else self.tokens}
+        else:  # the source's own credentials (e.g. an MCP server started on stdio gets the service account's)
+            who = {"client_id": self.config.client_id, "client_secret": self.config.client_secret}
+        return open_source(self.config.tier1, self._settings(concurrent_reads=False, deadline=deadline, **who))
 
     # ------------------------------------------------------------------ readiness
     def ready(self) -> tuple[bool, str]:
@@ -99,11 +101,10 @@ class Upstream:
             return ok, detail
 
     def _check(self) -> tuple[bool, str]:
+        if (why := unconfigured(self.config)) is not None:
+            return False, why
         if not self.bearer:  # a source with its own credentials: ready when configured (its reads say the rest)
-            why = spec(self.config.tier1).prerequisites(self._settings())
-            return (False, why) if why else (True, f"--tier1 {self.config.tier1} is configured")
-        if not self.config.runai_url:
-            return False, "RUNAI_BASE_URL is not set"
+            return True, f"--tier1 {self.config.tier1} is configured"
         if self.tokens is not None:
             try:
                 self.tokens(refresh=True)
@@ -127,6 +128,13 @@ class Upstream:
         self._transport.inner.close()
         if self.kube is not None:
             self.kube.close()
+
+
+def unconfigured(config: ServiceConfig) -> str | None:
+    """Why the service's Run:ai source cannot read (``/readyz`` answers 503 with it), or None."""
+    if spec(config.tier1).bearer:
+        return None if config.runai_url else "RUNAI_BASE_URL is not set"
+    return spec(config.tier1).prerequisites(SourceSettings(url=config.runai_url, env=dict(config.sources)))
 
 
 def make_service_kube(config: ServiceConfig) -> tuple[Any, str | None]:

@@ -115,8 +115,7 @@ def specs() -> list[SourceSpec]:
 
 
 def _choices() -> str:
-    q = [repr(n) for n in SOURCES]
-    return " or ".join(q) if len(q) < 3 else ", ".join(q[:-1]) + " or " + q[-1]
+    return " or ".join(repr(n) for n in SOURCES)
 
 
 def help_text() -> str:
