@@ -86,7 +86,8 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
         else:
             diagnose_all(client, req, items, kube=shared, kube_unavailable=why, concurrency=concurrency,
                          progress=on_done)
-        counters = [{**client.traffic(), "kube_reads": shared.reads if shared else 0, "kube_saved": shared.saved if shared else 0},
+        counters = [{**client.traffic(), "kube_reads": shared.reads if shared else 0,
+                     "kube_saved": shared.saved if shared else 0},
                     *workers.values()]
     finally:
         client.close()

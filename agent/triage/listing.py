@@ -2,8 +2,8 @@
 
 Listed per phase with server-side filters (the source's ``list_phase``, its ``fleet`` capability): ``Failed``
 and ``Stopped`` whose phase changed inside the window (``phaseUpdatedAt>=since``, ``<=now``); ``Running`` and
-``Pending`` whatever their age (a CrashLoopBackOff or a pull that still fails is a current failure). Active candidates are diagnosed like any
-other workload; only those the procedure finds failing stay in the triage.
+``Pending`` whatever their age (a CrashLoopBackOff or a pull that still fails is a current failure). Active
+candidates are diagnosed like any other workload; only those the procedure finds failing stay in the triage.
 """
 from __future__ import annotations
 

@@ -4,10 +4,11 @@ One Python process runs Python on one core at a time (the GIL): a triage of thou
 time in the graph's CPU, not waiting for the API, so threads alone cannot use a second core. ``--processes N`` is
 this process and N - 1 spawned workers (a spawned interpreter costs its whole memory: the parent, which holds the
 listing anyway, diagnoses too). Each runs the same :func:`agent.triage.run.diagnose_all` (a thread pool, the
-unchanged graph) over chunks of the listing, taking the next chunk when it is free, with the token the parent
-fetched (the source's ``handoff``/``adopt``: still one token request per triage). What is shared only within a process: the
-``429 Retry-After`` pause and the Tier 2 node/namespace reads (at most once per node per process). Workers are
-spawned, not forked (the parent holds threads and sockets).
+unchanged graph) over chunks of the listing, taking the next chunk when it is free, with its own source built by
+the one factory from the parent's settings and the credential the parent fetched (the source's ``handoff`` /
+``adopt``: still one token request per triage). What is shared only within a process: the ``429 Retry-After``
+pause and the Tier 2 node/namespace reads (at most once per node per process). Workers are spawned, not forked
+(the parent holds threads and sockets).
 """
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def _chunk(req: TriageRequest, rows: list[tuple[dict, bool]]) -> tuple[list[tupl
     diagnose_all(s["client"], req, items, kube=s["kube"], kube_unavailable=s["why"], concurrency=s["concurrency"])
     out = [(it.result, it.error, it.reads) for it in items]
     k = s["kube"]
-    return out, {"pid": os.getpid(), **s["client"].traffic(), "kube_reads": k.reads if k else 0, "kube_saved": k.saved if k else 0}
+    return out, {"pid": os.getpid(), **s["client"].traffic(), "kube_reads": k.reads if k else 0,
+                 "kube_saved": k.saved if k else 0}
 
 
 def diagnose_in_processes(items: list[Item], req: TriageRequest, *, processes: int, tier1: str, settings: Any,

@@ -17,8 +17,8 @@ from typing import Any, Callable, Mapping
 from tools.runai.errors import InvalidInput
 from tools.runai.source import RunaiSource
 
-__all__ = ["SOURCES", "Setting", "SourceSpec", "SourceSettings", "names", "spec", "specs", "check_name", "help_text", "metavar",
-           "open_source", "missing", "require", "source_env", "NOT_CONFIGURED"]
+__all__ = ["SOURCES", "Setting", "SourceSpec", "SourceSettings", "names", "spec", "specs", "check_name", "help_text",
+           "metavar", "open_source", "missing", "require", "source_env", "NOT_CONFIGURED"]
 
 #: name -> the module whose ``SOURCE`` is that source's :class:`SourceSpec` (imported when first asked for)
 SOURCES: dict[str, str] = {
@@ -68,11 +68,13 @@ class SourceSettings:
 
     def portable(self) -> "SourceSettings":
         """These settings without what cannot cross a process boundary (the transport, deadline, callbacks)."""
-        return replace(self, deadline=None, transport=None, sleep=None, on_invocation=None)
+        return replace(self, deadline=None, transport=None, sleep=None, on_invocation=None, bearer_token=None)
 
 
 @dataclass(frozen=True)
 class SourceSpec:
+    """One source, as its module declares it (``SOURCE = SourceSpec(...)``)."""
+
     name: str
     summary: str
     build: Callable[[SourceSettings], RunaiSource]
@@ -83,10 +85,9 @@ class SourceSpec:
     read_only: bool = False  # must be declared True: the registry refuses a source that does not
     bearer: bool = False  # reads with the caller's own Run:ai token (the service's WD_AUTH=passthrough)
 
-    @property
-    def ready(self) -> Callable[[SourceSettings], bool]:
+    def ready(self, s: SourceSettings) -> bool:
         """Whether every ``required`` setting is present (a chat answers without reading when it is not)."""
-        return lambda s: all(_value(s, x) for x in self.settings if x.required)
+        return all(_value(s, x) for x in self.settings if x.required)
 
 
 def _value(s: SourceSettings, setting: Setting) -> str | None:

@@ -112,7 +112,7 @@ class RunaiClient(Wire, Token):
         self._http.close()
 
     def list_phase(self, **kw: Any) -> ToolResult:
-        """The ``fleet`` listing: every workload of a cluster in one phase (:func:`tools.runai.rest.listing.list_phase`)."""
+        """The ``fleet`` listing: every workload of a cluster in one phase (:mod:`tools.runai.rest.listing`)."""
         return list_phase(self, **kw)
 
     def traffic(self) -> dict[str, float]:
