@@ -43,10 +43,12 @@ from typing import Any, Protocol, runtime_checkable
 from tools.base import ToolResult
 from tools.runai.models import OOM_METRICS
 
-__all__ = ["RunaiSource", "FleetSource", "FLEET"]
+__all__ = ["RunaiSource", "FleetSource", "ClusterSource", "FLEET", "CLUSTERS", "CAPABILITIES"]
 
 #: the capability a fleet triage needs beyond the six reads (:class:`FleetSource`)
 FLEET = "fleet"
+#: the capability that resolves a cluster NAME to its id (:class:`ClusterSource`; the chat asks it)
+CLUSTERS = "clusters"
 
 
 @runtime_checkable
@@ -125,3 +127,17 @@ class FleetSource(RunaiSource, Protocol):
         """Requests of the fleet so far: ``sent``, ``rate_limited``, ``paused_s`` (the shared 429 pause)."""
         ...
 
+
+
+@runtime_checkable
+class ClusterSource(Protocol):
+    """Capability ``clusters``: the Run:ai clusters the caller can see. A source without it answers a cluster
+    name with a question for the cluster id (:func:`tools.runai.clusters.list_clusters` says why)."""
+
+    def list_clusters(self) -> ToolResult:
+        """``list_clusters``: ``data: list[tools.runai.clusters.Cluster]`` (uuid lower case, name)."""
+        ...
+
+
+#: every capability a source may declare, and the protocol that checks it
+CAPABILITIES: dict[str, type] = {FLEET: FleetSource, CLUSTERS: ClusterSource}

@@ -23,7 +23,7 @@ from tools.runai.ids import check_id, check_name
 from tools.runai.models import (OOM_METRICS, Event, History, HistoryRecord, MetricSeries, Pod, Skips, SubmittedSpec,
                                 Workload, WorkloadStatus, parse_lenient)
 from tools.runai.parse import history_page, json_kind, metric_series, spec_kind_path
-from tools.runai.rest.listing import list_phase
+from tools.runai.rest.listing import list_clusters, list_phase
 from tools.runai.rest.paced import PacedTransport
 from tools.runai.rest.pool import beside, inline
 from tools.runai.rest.token import Token
@@ -110,6 +110,10 @@ class RunaiClient(Wire, Token):
 
     def close(self) -> None:
         self._http.close()
+
+    def list_clusters(self) -> ToolResult:
+        """The ``clusters`` capability: the clusters these credentials can see (:mod:`tools.runai.rest.listing`)."""
+        return list_clusters(self)
 
     def list_phase(self, **kw: Any) -> ToolResult:
         """The ``fleet`` listing: every workload of a cluster in one phase (:mod:`tools.runai.rest.listing`)."""

@@ -4,6 +4,10 @@ with the filters, sort and pages done by the server (``shared/reference/runai-ap
 + ``phaseUpdatedAt>=since`` / ``<=until``), ``sortBy=phaseUpdatedAt&sortOrder=desc``, ``limit`` up to 500,
 following ``next``. The server's filter is authoritative, yet only items that match it exactly are kept (a server
 that ignores a filter cannot widen the triage); what was dropped or not read is a note.
+
+The ``clusters`` listing: ``GET /api/v1/clusters`` answers a JSON array of clusters ``{uuid, tenantId, name,
+createdAt, domain, version, status, lastLiveness, ...}`` (Run:ai REST API, "Get a list of clusters";
+``shared/reference/runai-api.md`` does not list it).
 """
 from __future__ import annotations
 
@@ -17,7 +21,9 @@ from tools.runai.ids import check_id, check_name
 from tools.runai.models import Workload
 from tools.timeutil import iso, parse_time
 
-__all__ = ["list_phase", "MAX_LIMIT"]
+__all__ = ["list_phase", "list_clusters", "MAX_LIMIT"]
+
+CLUSTERS = "/api/v1/clusters"
 
 MAX_LIMIT = 500  # the OpenAPI maximum of ``limit``: the fewest list calls per workload
 
@@ -102,3 +108,23 @@ def list_phase(client: Any, *, cluster_id: str, phase: str, project: str | None 
             args[k] = v
     return client._run("list_workloads", args, fn)
 
+
+
+def list_clusters(client: Any) -> ToolResult:
+    """``list_clusters`` (``data: list[Cluster]``) through the client's guarded GET."""
+    from tools.runai.clusters import Cluster
+
+    def fn(get, invs: list[Invocation], notes: list[str]) -> list[Cluster]:
+        body, inv = get(CLUSTERS)
+        invs.append(inv)
+        if isinstance(body, dict) and isinstance(body.get("clusters"), list):
+            body = body["clusters"]  # tolerate a wrapped list
+        if not isinstance(body, list):
+            raise ToolFailure(ErrorKind.MALFORMED, f"GET {CLUSTERS}: not a list of clusters")
+        out = []
+        for c in body:
+            if isinstance(c, dict) and isinstance(c.get("uuid"), str) and isinstance(c.get("name"), str):
+                out.append(Cluster(uuid=c["uuid"].lower(), name=c["name"]))
+        return out
+
+    return client._run("list_clusters", {}, fn)

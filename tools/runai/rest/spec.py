@@ -3,7 +3,7 @@ transport (:mod:`tools.transport`)."""
 from __future__ import annotations
 
 from tools.runai.registry import Setting, SourceSettings, SourceSpec
-from tools.runai.source import FLEET
+from tools.runai.source import CLUSTERS, FLEET
 
 
 def _missing(s: SourceSettings) -> str | None:
@@ -28,7 +28,7 @@ SOURCE = SourceSpec(
               Setting("RUNAI_CLIENT_SECRET", "the application's secret", secret=True)),
     prerequisites=_missing,
     build=_build,
-    capabilities=frozenset({FLEET}),
+    capabilities=frozenset({FLEET, CLUSTERS}),
     read_only=True,
     bearer=True,
 )
