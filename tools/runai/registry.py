@@ -2,8 +2,8 @@
 
 A source is one module that defines ``SOURCE``, its :class:`SourceSpec`: its name (the ``--tier1`` value), the
 settings it reads (environment variable, CLI flag), its prerequisites (checked before any read: one line naming
-what is missing), the capabilities it reads beyond the six skill reads (:data:`tools.runai.source.FLEET`), that it
-is read-only, and how it is built from the one :class:`SourceSettings`. :data:`SOURCES` names those modules (one
+what is missing), the capabilities it reads beyond the six skill reads (:data:`tools.runai.source.CAPABILITIES`),
+that it is read-only, and how it is built from the one :class:`SourceSettings`. :data:`SOURCES` names those modules (one
 line per source); the CLI's ``--tier1`` choices, the service's ``WD_TIER1`` and the MCP server derive from it,
 and ``failed``, ``chat``, ``serve``, the MCP server and ``triage`` all build their source with :func:`open_source`.
 """
@@ -157,8 +157,8 @@ def require(name: str, capability: str, what: str) -> None:
 
 def open_source(name: str, settings: SourceSettings) -> RunaiSource:
     """The one factory: source ``name`` built from ``settings``. A missing prerequisite is an ``InvalidInput``
-    when the request is complete (``settings.needed``); otherwise the source is a placeholder that is never read
-    (an incomplete request is answered without any read)."""
+    when the request is complete (``settings.needed``); otherwise the source is a placeholder at an address that
+    does not resolve (an incomplete request is answered without a read; a read through it fails as unreachable)."""
     sp = spec(name)
     why = sp.prerequisites(settings)
     if why is not None:
