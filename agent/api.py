@@ -10,9 +10,10 @@ from agent.entrypoints.settings import Settings, make_kube
 from agent.model.limits import Limits
 from agent.model.request import DiagnosisRequest, build_request
 from agent.model.result import DiagnosisResult
-from agent.sources import open_runai
+from agent.sources import open_runai, source_settings
 from tools.deadline import Deadline, parse_timeout
 from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiSource
+from tools.runai.registry import spec
 
 if TYPE_CHECKING:
     from agent.model.chat import ChatReply
@@ -56,8 +57,8 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     ``llm`` (optional, any langchain-core chat model) only adds a validated ``explanation``; it never changes
     the outcome, category, evidence or recommendations. ``on_invocation(invocation, elapsed_ms)`` is called after
     each Run:ai read (the ``tools.base.Invocation`` that ``tool_calls`` cite; ``failed -v`` prints them).
-    ``tier1`` picks the Run:ai source (``rest`` or ``mcp``: the official Run:ai MCP server, see
-    ``agent.sources.open_runai``); ``source`` (optional) is a ready :class:`tools.runai.RunaiSource` used instead
+    ``tier1`` picks the Run:ai source (a name registered in ``tools.runai.registry``: ``rest`` or ``mcp``, the
+    official Run:ai MCP server); ``source`` (optional) is a ready :class:`tools.runai.RunaiSource` used instead
     (the caller closes it).
     """
     try:
@@ -99,16 +100,21 @@ def _open_source(settings: Settings, tier1: str, *, runai_url: str | None, url: 
                  client_secret: str | None, needed: bool, transport: Any, retry_sleep: Any, ca_file: str | None,
                  limits: Limits, deadline: Deadline, on_invocation: Any = None) -> RunaiSource:
     """The Tier-1 source of one diagnosis or chat turn, with every bound of a Run:ai read (``agent.sources``)."""
+    return open_runai(tier1, _source_settings(settings, runai_url=runai_url, url=url, client_id=client_id,
+                                              client_secret=client_secret, needed=needed, transport=transport,
+                                              retry_sleep=retry_sleep, ca_file=ca_file, limits=limits,
+                                              deadline=deadline, on_invocation=on_invocation))
+
+
+def _source_settings(settings: Settings, *, runai_url: str | None, url: str | None, client_id: str | None,
+                     client_secret: str | None, needed: bool, transport: Any, retry_sleep: Any,
+                     ca_file: str | None, limits: Limits, deadline: Deadline, on_invocation: Any = None) -> Any:
     ca_path, ca_origin = settings.ca_file(ca_file)
     if ca_path is not None and not os.path.isfile(ca_path):
         raise InvalidInput(f"{ca_origin} {ca_path}: no such file")
-    rest: dict[str, Any] = {"deadline": deadline, "ca_file": ca_path,
-                            "timeout": limits.read_idle_seconds, "max_body_bytes": limits.max_body_bytes,
-                            "read_total": limits.read_total_seconds, "max_event_pages": limits.max_event_pages,
-                            "url_origin": "--runai-url" if runai_url else "RUNAI_BASE_URL",
-                            "on_invocation": on_invocation}
-    return open_runai(tier1, settings, url=url, client_id=client_id, client_secret=client_secret, needed=needed,
-                      transport=transport, retry_sleep=retry_sleep, rest_options=rest, deadline=deadline)
+    return source_settings(settings, url=url, client_id=client_id, client_secret=client_secret, needed=needed,
+                           limits=limits, deadline=deadline, ca_file=ca_path, transport=transport, sleep=retry_sleep,
+                           url_origin="--runai-url" if runai_url else "RUNAI_BASE_URL", on_invocation=on_invocation)
 
 
 # ------------------------------------------------------------------------------------------------ chat (issue 12)
@@ -170,10 +176,11 @@ def chat(thread_id: str, message: str, *, runai: Any = None, checkpointer: Any =
         except ValueError as e:
             raise InvalidInput(str(e)) from None
         deadline = Deadline(seconds)  # one deadline per turn, for its Run:ai and Tier-2 reads
-        runai = _open_source(settings, tier1, runai_url=runai_url, url=url, client_id=cid, client_secret=secret,
-                             needed=False, transport=transport, retry_sleep=retry_sleep, ca_file=ca_file,
-                             limits=limits or Limits(), deadline=deadline)
-        ready = bool(url) if tier1 == "rest" else True
+        wanted = _source_settings(settings, runai_url=runai_url, url=url, client_id=cid, client_secret=secret,
+                                  needed=False, transport=transport, retry_sleep=retry_sleep, ca_file=ca_file,
+                                  limits=limits or Limits(), deadline=deadline)
+        runai = open_runai(tier1, wanted)
+        ready = spec(tier1).ready(wanted)
     else:
         ready = True
     try:

@@ -363,7 +363,7 @@ def _status_in_child(url, cid, secret, q):
 
 _INTERRUPTED_SUBMIT = r"""
 import threading, time
-from tools.runai import rest
+from tools.runai.rest import pool
 
 real_start = threading.Thread.start
 def start_then_ctrl_c(self):  # Ctrl-C lands just after the pool's new thread runs, before the pool records it
@@ -372,7 +372,7 @@ def start_then_ctrl_c(self):  # Ctrl-C lands just after the pool's new thread ru
     raise KeyboardInterrupt
 threading.Thread.start = start_then_ctrl_c
 try:
-    rest._beside(time.sleep, 0.1)
+    pool.beside(time.sleep, 0.1)
 except KeyboardInterrupt:
     print("interrupted")
 """

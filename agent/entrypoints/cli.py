@@ -18,6 +18,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from agent.entrypoints.errors import EXIT_HELP, fail
 from agent.entrypoints.terminal import verbose_option
+from tools.runai import registry as tier1_registry
 
 PLUGIN_GROUP = "workload_diagnose.commands"
 EXTRA_HINT = "pip install 'workload-diagnose[evals]' (in a source checkout: pip install -e '.[evals]')"
@@ -182,9 +183,8 @@ def failed(
                                                         "is stated."),
     ca_file: Optional[str] = typer.Option(None, "--ca-file", help="PEM CA bundle for TLS (default: SSL_CERT_FILE, "
                                                                   "REQUESTS_CA_BUNDLE, else certifi)."),
-    tier1: str = typer.Option("rest", "--tier1", metavar="[rest|mcp]",
-                              help="Tier-1 source: rest (the Run:ai API) or mcp (the official Run:ai MCP server: "
-                                   "RUNAI_MCP_URL + RUNAI_MCP_TOKEN, or RUNAI_MCP_COMMAND)."),
+    tier1: str = typer.Option("rest", "--tier1", metavar=tier1_registry.metavar(),
+                              help=tier1_registry.help_text() + "."),
     verbose: bool = verbose_option(),
 ) -> None:
     """Diagnose why one Run:ai workload failed (credentials: RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET)."""

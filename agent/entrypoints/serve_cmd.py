@@ -46,8 +46,10 @@ def serve(
         typer.echo(f"workload-diagnose serve: no auth configured: listening on {host} (loopback) only", err=True)
     else:
         typer.echo(f"workload-diagnose serve: auth {config.auth}, listening on {host}:{port}", err=True)
-    if not config.runai_url:
-        typer.echo("workload-diagnose serve: RUNAI_BASE_URL is not set: /readyz answers 503", err=True)
+    from agent.service.upstream import unconfigured
+
+    if (why := unconfigured(config)) is not None:
+        typer.echo(f"workload-diagnose serve: {why}: /readyz answers 503", err=True)
 
     import uvicorn
 

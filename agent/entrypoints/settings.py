@@ -4,14 +4,16 @@ Same variable names as the official Run:ai MCP server: RUNAI_BASE_URL, RUNAI_CLI
 KUBECONFIG for the optional read-only Tier 2 kubeconfig. There is no fallback to ``~/.kube/config``: that file
 often holds a person's admin credentials, so Tier 2 reads only a kubeconfig the caller named. SSL_CERT_FILE,
 else REQUESTS_CA_BUNDLE, for a private CA bundle (``--ca-file`` wins over both).
-Tier 1 over the official MCP server (``--tier1 mcp``): RUNAI_MCP_URL (streamable HTTP, with the bearer token
-RUNAI_MCP_TOKEN) or RUNAI_MCP_COMMAND (stdio; the child gets RUNAI_BASE_URL / RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET).
+Each Tier-1 source's own variables (``--tier1 mcp``: RUNAI_MCP_URL with RUNAI_MCP_TOKEN, or RUNAI_MCP_COMMAND) are
+the ones it declares in :mod:`tools.runai.registry`, read here into ``sources``.
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+from tools.runai.registry import source_env
 
 NO_KUBECONFIG = ("no kubeconfig was given: pass --kubeconfig PATH or set KUBECONFIG to a read-only kubeconfig to "
                  "turn Tier 2 on (~/.kube/config is never read implicitly)")
@@ -24,9 +26,7 @@ class Settings:
     runai_client_secret: str | None = None
     kubeconfig: str | None = None
     ca_file_env: tuple[str, str] | None = None  # (variable, path) of the CA bundle named in the environment
-    runai_mcp_url: str | None = None
-    runai_mcp_command: str | None = None
-    runai_mcp_token: str | None = None
+    sources: Mapping[str, str] = field(default_factory=dict)  # each source's declared variables that are set
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -34,9 +34,7 @@ class Settings:
         return cls(runai_base_url=env.get("RUNAI_BASE_URL"), runai_client_id=env.get("RUNAI_CLIENT_ID"),
                    runai_client_secret=env.get("RUNAI_CLIENT_SECRET"), kubeconfig=env.get("KUBECONFIG"),
                    ca_file_env=next(((v, env[v]) for v in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE") if env.get(v)), None),
-                   runai_mcp_url=env.get("RUNAI_MCP_URL") or None,
-                   runai_mcp_command=env.get("RUNAI_MCP_COMMAND") or None,
-                   runai_mcp_token=env.get("RUNAI_MCP_TOKEN") or None)
+                   sources=source_env(env))
 
     def ca_file(self, explicit: str | None) -> tuple[str | None, str]:
         """(CA bundle path or None for certifi's, where it was named): ``--ca-file`` wins over the environment."""

@@ -17,6 +17,8 @@ WD_UPSTREAM_TIMEOUT_S      timeout of every Run:ai request (default 10)
 WD_DIAGNOSIS_DEADLINE_S    a diagnosis that takes longer is answered 504 (default 60)
 WD_READY_TTL_S             how long ``/readyz``'s Run:ai check is cached (default 5)
 WD_KUBE                    ``auto`` (``KUBECONFIG``, else the in-cluster service account) or ``off``
+WD_TIER1                   the Run:ai source (a registered ``--tier1`` value, default ``rest``; its own variables
+                           as for ``failed``); ``WD_AUTH=passthrough`` needs one that reads with a bearer token
 =========================  ==============================================================================
 """
 from __future__ import annotations
@@ -24,9 +26,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Mapping
+
+from tools.runai import registry
 
 AuthMode = Literal["tokens", "passthrough", "none"]
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -67,6 +71,8 @@ class ServiceConfig:
     ready_ttl_s: float = 5.0
     kube: Literal["auto", "off"] = "auto"
     kubeconfig: str | None = None
+    tier1: str = "rest"
+    sources: Mapping[str, str] = field(default_factory=dict)  # each source's declared variables that are set
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "ServiceConfig":
@@ -80,17 +86,36 @@ class ServiceConfig:
         kube = (env.get("WD_KUBE") or "auto").strip().lower()
         if kube not in ("auto", "off"):
             raise ConfigError(f"WD_KUBE must be auto or off, not {kube!r}")
+        tier1 = _tier1((env.get("WD_TIER1") or "rest").strip().lower(), auth, env)
         return cls(runai_url=env.get("RUNAI_BASE_URL") or None, client_id=env.get("RUNAI_CLIENT_ID"),
                    client_secret=env.get("RUNAI_CLIENT_SECRET"), auth=auth, tokens=tokens,  # type: ignore[arg-type]
                    max_concurrent=_num(env, "WD_MAX_CONCURRENT", 32, int),
                    upstream_timeout_s=_num(env, "WD_UPSTREAM_TIMEOUT_S", 10.0, float),
                    deadline_s=_num(env, "WD_DIAGNOSIS_DEADLINE_S", 60.0, float),
                    ready_ttl_s=_num(env, "WD_READY_TTL_S", 5.0, float),
-                   kube=kube, kubeconfig=env.get("KUBECONFIG") or None)  # type: ignore[arg-type]
+                   kube=kube, kubeconfig=env.get("KUBECONFIG") or None,  # type: ignore[arg-type]
+                   tier1=tier1, sources=registry.source_env(env))
 
     @property
     def authenticated(self) -> bool:
         return self.auth != "none"
+
+
+def _tier1(name: str, auth: str, env: Mapping[str, str]) -> str:
+    """The service's Run:ai source: registered, able to read with the caller's token when auth passes it through,
+    and configured without contradiction (a missing setting is ``/readyz``'s to say)."""
+    try:
+        registry.check_name(name)
+    except ValueError as e:
+        raise ConfigError(str(e).replace("--tier1", "WD_TIER1", 1)) from None
+    if auth == "passthrough" and not registry.spec(name).bearer:
+        raise ConfigError(f"WD_AUTH=passthrough reads with the caller's Run:ai token, and WD_TIER1={name} reads with "
+                          "its own credentials: use WD_AUTH=tokens or none")
+    try:
+        registry.missing(name, registry.SourceSettings(env=registry.source_env(env)))
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    return name
 
 
 def _num(env: Mapping[str, str], name: str, default, kind):

@@ -1,8 +1,9 @@
 """Run:ai (and Kubernetes) for the whole process: one connection pool, one token cache, one readiness check.
 
-Every diagnosis gets its own :class:`tools.runai.RunaiClient` (its tool calls and guardrail findings are its own)
-over the process's shared, read-only transport (:mod:`tools.transport` still checks every request), so
-connections are reused across requests and the service account's token is exchanged once, not per request.
+Every diagnosis gets its own Tier-1 source (``WD_TIER1``, built by the one factory: its tool calls and guardrail
+findings are its own) over the process's shared, read-only transport (:mod:`tools.transport` still checks every
+request), so connections are reused across requests and the service account's token is exchanged once, not per
+request.
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import httpx
 
 from agent.service.config import ServiceConfig
 from tools.deadline import Deadline
-from tools.runai import ApiAuthError, ApiUnavailable, RunaiClient
+from tools.runai import ApiAuthError, ApiUnavailable, RunaiSource
+from tools.runai.registry import NOT_CONFIGURED, SourceSettings, open_source, spec
 from tools.transport import make_client
 
 IN_CLUSTER_SA = Path("/var/run/secrets/kubernetes.io/serviceaccount")
@@ -43,7 +45,7 @@ class TokenCache:
 
     MIN_REFRESH_S = 1.0
 
-    def __init__(self, client: RunaiClient):
+    def __init__(self, client: Any):
         self._client = client
         self._lock = threading.Lock()
         self._refreshed_at = float("-inf")
@@ -60,22 +62,31 @@ class TokenCache:
 class Upstream:
     def __init__(self, config: ServiceConfig, transport: httpx.BaseTransport | None = None):
         self.config = config
-        self.url = config.runai_url or "http://runai-url-not-configured.invalid"
+        self.url = config.runai_url or NOT_CONFIGURED
         self._transport = _Shared(transport or httpx.HTTPTransport(retries=0, limits=POOL))
+        self.bearer = spec(config.tier1).bearer  # the source reads with a Run:ai token this service hands it
         self.tokens: TokenCache | None = None
-        if config.auth != "passthrough":
-            self.tokens = TokenCache(RunaiClient(self.url, config.client_id, config.client_secret,
-                                                 timeout=config.upstream_timeout_s, transport=self._transport))
+        if config.auth != "passthrough" and self.bearer:
+            self.tokens = TokenCache(open_source(config.tier1, self._settings(
+                client_id=config.client_id, client_secret=config.client_secret)))
         self._ready: tuple[float, bool, str] | None = None
         self._ready_lock = threading.Lock()
         self.kube, self.kube_unavailable = make_service_kube(config)
 
-    def source(self, bearer: str | None = None, deadline: Deadline | None = None) -> RunaiClient:
-        """A Run:ai source for one diagnosis: the caller's token (pass-through) or the service account's;
-        ``deadline``: the diagnosis's, after which it starts no read (nor a retry's wait)."""
-        token = bearer if self.config.auth == "passthrough" else self.tokens
-        return RunaiClient(self.url, None, None, bearer_token=token, timeout=self.config.upstream_timeout_s,
-                           transport=self._transport, concurrent_reads=False, deadline=deadline)
+    def _settings(self, **kw: Any) -> SourceSettings:
+        c = self.config
+        return SourceSettings(url=self.url, env=dict(c.sources), timeout=c.upstream_timeout_s,
+                              transport=self._transport, **kw)
+
+    def source(self, bearer: str | None = None, deadline: Deadline | None = None) -> RunaiSource:
+        """A Run:ai source (``WD_TIER1``) for one diagnosis: one that reads with a bearer token gets the caller's
+        (pass-through) or the service account's; one with its own credentials gets the service account's client
+        id and secret; ``deadline``: the diagnosis's, after which it starts no read (nor a retry's wait)."""
+        if self.bearer:  # never the client credentials: a caller's token in pass-through, else the shared cache
+            who: dict[str, Any] = {"bearer_token": bearer if self.config.auth == "passthrough" else self.tokens}
+        else:  # the source's own credentials (e.g. an MCP server started on stdio gets the service account's)
+            who = {"client_id": self.config.client_id, "client_secret": self.config.client_secret}
+        return open_source(self.config.tier1, self._settings(concurrent_reads=False, deadline=deadline, **who))
 
     # ------------------------------------------------------------------ readiness
     def ready(self) -> tuple[bool, str]:
@@ -90,8 +101,10 @@ class Upstream:
             return ok, detail
 
     def _check(self) -> tuple[bool, str]:
-        if not self.config.runai_url:
-            return False, "RUNAI_BASE_URL is not set"
+        if (why := unconfigured(self.config)) is not None:
+            return False, why
+        if not self.bearer:  # a source with its own credentials: ready when configured (its reads say the rest)
+            return True, f"--tier1 {self.config.tier1} is configured"
         if self.tokens is not None:
             try:
                 self.tokens(refresh=True)
@@ -115,6 +128,13 @@ class Upstream:
         self._transport.inner.close()
         if self.kube is not None:
             self.kube.close()
+
+
+def unconfigured(config: ServiceConfig) -> str | None:
+    """Why the service's Run:ai source cannot read (``/readyz`` answers 503 with it), or None."""
+    if spec(config.tier1).bearer:
+        return None if config.runai_url else "RUNAI_BASE_URL is not set"
+    return spec(config.tier1).prerequisites(SourceSettings(url=config.runai_url, env=dict(config.sources)))
 
 
 def make_service_kube(config: ServiceConfig) -> tuple[Any, str | None]:

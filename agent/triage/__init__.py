@@ -26,7 +26,7 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
            use_kube: bool = True, kube_reader: Any = None, transport: httpx.BaseTransport | None = None,
            concurrency: int = 16, processes: int | None = 1, retry_sleep: Callable[[float], None] | None = None,
            on_total: Callable[[int], None] | None = None, on_done: Callable[[Any], None] | None = None,
-           stats: dict | None = None) -> TriageResult:
+           stats: dict | None = None, tier1: str = "rest") -> TriageResult:
     """Raises InvalidInput, ApiUnavailable or ApiAuthError (as ``failed`` does); anything else is in the result.
 
     ``on_total(n)`` once the workloads are listed and ``on_done(item)`` after each diagnosis drive a progress bar;
@@ -35,13 +35,16 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
     or a custom ``transport``, which cannot cross a process boundary); ``None`` = automatic: two processes (this
     one and a spawned worker) on a machine with 2+ cores for a fleet of ``AUTO_PROCESSES_FROM`` workloads or more,
     where the CPU of the diagnoses, not the API, is the limit; one otherwise (a worker costs ~120 MB and a second to
-    start)."""
+    start). ``tier1``: the Run:ai source, one that reads the ``fleet`` capability (an InvalidInput line
+    otherwise)."""
     from agent.entrypoints.settings import Settings, make_kube
+    from agent.sources import check_tier1, open_runai, source_settings
     from agent.triage.listing import build_triage_request, list_candidates
     from agent.triage.report import assemble
     from agent.triage.run import Item, SharedKube, diagnose_all
-    from tools.runai import InvalidInput, RunaiClient
-    from tools.runai.fleet import PacedTransport
+    from tools.runai import InvalidInput
+    from tools.runai.registry import require
+    from tools.runai.source import FLEET
 
     req = build_triage_request(cluster_id=cluster_id, project=project, department=department, since=since,
                                lookback=lookback, now=now)
@@ -49,16 +52,15 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
         raise InvalidInput(f"concurrency must be between 1 and 256, not {concurrency}")
     if processes is not None and (processes < 1 or processes > 64):
         raise InvalidInput(f"processes must be between 1 and 64, not {processes}")
+    require(check_tier1(tier1), FLEET, "triage a fleet")
     settings = Settings.from_env()
     url, cid, secret = settings.runai(runai_url, client_id, client_secret)
-    if not url:
-        raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
-    paced = PacedTransport(transport, **({"sleep": retry_sleep} if retry_sleep else {}))
-    client = RunaiClient(url, cid, secret, transport=paced, concurrent_reads=False,
-                         **({"sleep": retry_sleep} if retry_sleep else {}))
+    wanted = source_settings(settings, url=url, client_id=cid, client_secret=secret, transport=transport,
+                             sleep=retry_sleep, concurrent_reads=False, paced=True)
+    client = open_runai(tier1, wanted)
     kube = None
     try:
-        client.ensure_token()  # once, for every read of the triage
+        handoff = client.handoff()  # the credential exchanged once, for every read of the triage
         listing = list_candidates(client, req)
         if kube_reader is not None:
             kube, why = kube_reader, None
@@ -73,20 +75,19 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
         workers: dict[int, dict] = {}
         if processes > 1 and kube_reader is None and transport is None and len(items) > 1:
             from agent.triage.procs import diagnose_in_processes
-            from tools.runai.fleet import token_of
 
             def here(chunk: list, per_process: int) -> None:  # this process is one of the N: N - 1 are spawned
                 diagnose_all(client, req, chunk, kube=shared, kube_unavailable=why, concurrency=per_process,
                              progress=on_done)
 
-            workers = diagnose_in_processes(items, req, processes=processes, url=url, client_id=cid, secret=secret,
-                                            token=token_of(client), kubeconfig=kubeconfig, use_kube=use_kube,
-                                            concurrency=concurrency, progress=on_done, here=here)
+            workers = diagnose_in_processes(items, req, processes=processes, tier1=tier1,
+                                            settings=wanted.portable(), handoff=handoff, kubeconfig=kubeconfig,
+                                            use_kube=use_kube, concurrency=concurrency, progress=on_done, here=here)
         else:
             diagnose_all(client, req, items, kube=shared, kube_unavailable=why, concurrency=concurrency,
                          progress=on_done)
-        counters = [{"sent": paced.sent, "rate_limited": paced.rate_limited, "paused_s": paced.paused_s,
-                     "kube_reads": shared.reads if shared else 0, "kube_saved": shared.saved if shared else 0},
+        counters = [{**client.traffic(), "kube_reads": shared.reads if shared else 0,
+                     "kube_saved": shared.saved if shared else 0},
                     *workers.values()]
     finally:
         client.close()

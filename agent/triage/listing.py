@@ -1,9 +1,9 @@
 """Which workloads a triage diagnoses: the cluster's terminal failures in the window, and its active candidates.
 
-Listed per phase with server-side filters (``tools.runai.fleet.list_phase``): ``Failed`` and ``Stopped`` whose
-phase changed inside the window (``phaseUpdatedAt>=since``, ``<=now``); ``Running`` and ``Pending`` whatever their
-age (a CrashLoopBackOff or a pull that still fails is a current failure). Active candidates are diagnosed like any
-other workload; only those the procedure finds failing stay in the triage.
+Listed per phase with server-side filters (the source's ``list_phase``, its ``fleet`` capability): ``Failed``
+and ``Stopped`` whose phase changed inside the window (``phaseUpdatedAt>=since``, ``<=now``); ``Running`` and
+``Pending`` whatever their age (a CrashLoopBackOff or a pull that still fails is a current failure). Active
+candidates are diagnosed like any other workload; only those the procedure finds failing stay in the triage.
 """
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from agent.model.request import build_request
 from agent.model.time import iso, parse_lookback
 from agent.procedures.runai_failed.nodes import _fatal_if_unreachable
 from tools.runai import InvalidInput, Workload, check_name
-from tools.runai.fleet import list_phase
 
 TERMINAL_PHASES = ("Failed", "Stopped")
 ACTIVE_PHASES = ("Running", "Pending")
@@ -70,7 +69,7 @@ def list_candidates(client, req: TriageRequest) -> Listing:
     seen: set[str] = set()
     for phase in TERMINAL_PHASES + ACTIVE_PHASES:
         windowed = phase in TERMINAL_PHASES
-        r = list_phase(client, cluster_id=req.cluster_id, phase=phase, project=req.project,
+        r = client.list_phase(cluster_id=req.cluster_id, phase=phase, project=req.project,
                        department=req.department, since=req.window_start if windowed else None,
                        until=req.now if windowed else None)
         out.calls += [Call(step=0, tool=i.tool, request=i.request, status=i.status_code) for i in r.invocations]

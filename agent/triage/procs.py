@@ -4,10 +4,11 @@ One Python process runs Python on one core at a time (the GIL): a triage of thou
 time in the graph's CPU, not waiting for the API, so threads alone cannot use a second core. ``--processes N`` is
 this process and N - 1 spawned workers (a spawned interpreter costs its whole memory: the parent, which holds the
 listing anyway, diagnoses too). Each runs the same :func:`agent.triage.run.diagnose_all` (a thread pool, the
-unchanged graph) over chunks of the listing, taking the next chunk when it is free, with the token the parent
-fetched (``adopt_token``: still one token request per triage). What is shared only within a process: the
-``429 Retry-After`` pause and the Tier 2 node/namespace reads (at most once per node per process). Workers are
-spawned, not forked (the parent holds threads and sockets).
+unchanged graph) over chunks of the listing, taking the next chunk when it is free, with its own source built by
+the one factory from the parent's settings and the credential the parent fetched (the source's ``handoff`` /
+``adopt``: still one token request per triage). What is shared only within a process: the ``429 Retry-After``
+pause and the Tier 2 node/namespace reads (at most once per node per process). Workers are spawned, not forked
+(the parent holds threads and sockets).
 """
 from __future__ import annotations
 
@@ -21,18 +22,16 @@ from agent.triage.run import Item
 _STATE: dict[str, Any] = {}
 
 
-def _init(url: str, client_id: str | None, secret: str | None, token: str, kubeconfig: str | None,
-          use_kube: bool, concurrency: int) -> None:
+def _init(tier1: str, settings: Any, handoff: dict, kubeconfig: str | None, use_kube: bool,
+          concurrency: int) -> None:
     from agent.entrypoints.settings import make_kube
+    from agent.sources import open_runai
     from agent.triage.run import SharedKube
-    from tools.runai import RunaiClient
-    from tools.runai.fleet import PacedTransport, adopt_token
 
-    paced = PacedTransport()
-    client = RunaiClient(url, client_id, secret, transport=paced, concurrent_reads=False)
-    adopt_token(client, token)
+    client = open_runai(tier1, settings)
+    client.adopt(handoff)
     kube, why = make_kube(kubeconfig, use_kube)
-    _STATE.update(client=client, paced=paced, kube=SharedKube(kube) if kube is not None else None, why=why,
+    _STATE.update(client=client, kube=SharedKube(kube) if kube is not None else None, why=why,
                   concurrency=concurrency)
 
 
@@ -44,16 +43,18 @@ def _chunk(req: TriageRequest, rows: list[tuple[dict, bool]]) -> tuple[list[tupl
     items = [Item(Workload.model_validate(w), active) for w, active in rows]
     diagnose_all(s["client"], req, items, kube=s["kube"], kube_unavailable=s["why"], concurrency=s["concurrency"])
     out = [(it.result, it.error, it.reads) for it in items]
-    p, k = s["paced"], s["kube"]
-    return out, {"pid": os.getpid(), "sent": p.sent, "rate_limited": p.rate_limited, "paused_s": p.paused_s,
-                 "kube_reads": k.reads if k else 0, "kube_saved": k.saved if k else 0}
+    k = s["kube"]
+    return out, {"pid": os.getpid(), **s["client"].traffic(), "kube_reads": k.reads if k else 0,
+                 "kube_saved": k.saved if k else 0}
 
 
-def diagnose_in_processes(items: list[Item], req: TriageRequest, *, processes: int, url: str,
-                          client_id: str | None, secret: str | None, token: str, kubeconfig: str | None,
+def diagnose_in_processes(items: list[Item], req: TriageRequest, *, processes: int, tier1: str, settings: Any,
+                          handoff: dict, kubeconfig: str | None,
                           use_kube: bool, concurrency: int, progress: Callable[[Item], None] | None = None,
                           here: Callable[[list[Item], int], None] | None = None) -> dict[int, dict]:
     """Fill every item's result (or error) and ``reads`` (a :class:`KeptReads`); returns each worker's counters.
+    Each worker builds its source ``tier1`` from ``settings`` (portable: no transport or callback) and adopts
+    the parent's ``handoff``.
 
     ``here(chunk, concurrency)`` (optional) diagnoses a chunk in this process with that many diagnoses in flight
     (each process's share of ``concurrency``): then this process is one of the ``processes``
@@ -88,7 +89,7 @@ def diagnose_in_processes(items: list[Item], req: TriageRequest, *, processes: i
 
     mine = threading.Thread(target=local, name="triage-here", daemon=True) if here is not None else None
     with ProcessPoolExecutor(max_workers=spawned, mp_context=mp.get_context("spawn"), initializer=_init,
-                             initargs=(url, client_id, secret, token, kubeconfig, use_kube, per_process)) as pool:
+                             initargs=(tier1, settings, handoff, kubeconfig, use_kube, per_process)) as pool:
         futures: dict[Any, list[Item]] = {}
 
         def submit() -> Any:

@@ -10,7 +10,6 @@ from evals.fleet import PROJECTS
 from evals.simulator import running_simulator
 from tests.triage.fleetrun import run_triage, small_fleet
 from tools.runai import InvalidInput, RunaiClient
-from tools.runai.fleet import list_phase
 from tools.timeutil import parse_time
 
 
@@ -53,7 +52,7 @@ def test_pages_are_followed_and_deduplicated():
     with running_simulator(world) as sim:
         c = RunaiClient(sim.url, sim.client_id, sim.client_secret)
         try:
-            r = list_phase(c, cluster_id=cid, phase="Failed", limit=4)
+            r = c.list_phase(cluster_id=cid, phase="Failed", limit=4)
         finally:
             c.close()
     failed = [w for w in world["workloads"] if w["phase"] == "Failed"]
@@ -86,8 +85,8 @@ def test_a_server_that_ignores_the_filters_cannot_widen_the_triage():
     with running_simulator(world) as sim:
         c = RunaiClient(sim.url, sim.client_id, sim.client_secret, transport=_IgnoresFilters())
         try:
-            r = list_phase(c, cluster_id=world["fleet"]["cluster_id"], phase="Failed", project="nlp",
-                           since=parse_time("2026-11-19T12:00:00Z"), until=parse_time("2026-11-20T12:00:00Z"))
+            r = c.list_phase(cluster_id=world["fleet"]["cluster_id"], phase="Failed", project="nlp",
+                               since=parse_time("2026-11-19T12:00:00Z"), until=parse_time("2026-11-20T12:00:00Z"))
         finally:
             c.close()
     want = {w["id"] for w in world["workloads"] if w["phase"] == "Failed" and w["projectName"] == "nlp"

@@ -1,11 +1,6 @@
-"""``list_clusters``: the Run:ai clusters the service account can see, to turn a cluster NAME the user gave into
-its id. Read-only, through :class:`tools.runai.rest.RunaiClient`'s guarded GET (retries, one token refresh,
-every body normalised, redacted and injection-scanned before it is parsed).
-
-``GET /api/v1/clusters`` answers a JSON array of clusters ``{uuid, tenantId, name, createdAt, domain, version,
-status, lastLiveness, ...}`` (Run:ai REST API, "Get a list of clusters"; ``shared/reference/runai-api.md`` does
-not list it). Only an exact name match resolves a name; none or several is a question back to the user, never
-a guess.
+"""``list_clusters``: the Run:ai clusters the caller can see, to turn a cluster NAME the user gave into its id,
+through a source that reads the ``clusters`` capability (REST: :mod:`tools.runai.rest.listing`). Only an exact
+name match resolves a name; none or several is a question back to the user, never a guess.
 """
 from __future__ import annotations
 
@@ -13,13 +8,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult, ToolStatus
+from tools.base import ErrorKind, ToolFailure, ToolResult, ToolStatus
 from tools.runai.errors import ApiUnavailable
 from tools.runai.ids import check_name
+from tools.runai.source import ClusterSource
 
 __all__ = ["Cluster", "ClusterMatch", "list_clusters", "resolve_cluster_name"]
-
-PATH = "/api/v1/clusters"
 
 
 class Cluster(BaseModel):
@@ -42,30 +36,12 @@ class ClusterMatch(BaseModel):
 
 
 def list_clusters(source: Any) -> ToolResult:
-    """``list_clusters`` through ``source``: its own ``list_clusters()`` when it has one (another RunaiSource),
-    else the REST client's guarded GET."""
-    own = getattr(type(source), "list_clusters", None)
-    if own is not None:
-        return source.list_clusters()
-    run = getattr(source, "_run", None)
-    if run is None:
+    """``list_clusters`` through ``source`` when it reads the ``clusters`` capability
+    (:class:`tools.runai.source.ClusterSource`); otherwise an ERROR result saying so, without a read."""
+    if not isinstance(source, ClusterSource):
         return ToolResult(tool="list_clusters", status=ToolStatus.ERROR,
                           error=ToolFailure(ErrorKind.OTHER, "this Run:ai source cannot list clusters").to_error())
-
-    def fn(get, invs: list[Invocation], notes: list[str]) -> list[Cluster]:
-        body, inv = get(PATH)
-        invs.append(inv)
-        if isinstance(body, dict) and isinstance(body.get("clusters"), list):
-            body = body["clusters"]  # tolerate a wrapped list
-        if not isinstance(body, list):
-            raise ToolFailure(ErrorKind.MALFORMED, f"GET {PATH}: not a list of clusters")
-        out = []
-        for c in body:
-            if isinstance(c, dict) and isinstance(c.get("uuid"), str) and isinstance(c.get("name"), str):
-                out.append(Cluster(uuid=c["uuid"].lower(), name=c["name"]))
-        return out
-
-    return run("list_clusters", {}, fn)
+    return source.list_clusters()
 
 
 def resolve_cluster_name(source: Any, name: str) -> ClusterMatch:

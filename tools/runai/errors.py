@@ -1,4 +1,4 @@
-"""The Run:ai errors the product raises and catches: one place, whichever source (REST today, MCP later) read.
+"""The Run:ai errors the product raises and catches: one place, whichever registered source read.
 
 * :class:`InvalidInput` — a user-supplied identifier that cannot be used safely in a request (exit 2).
 * :class:`ApiUnavailable` — the Run:ai API cannot be reached or answers nonsense (fatal, exit 3).

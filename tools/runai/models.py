@@ -1,4 +1,4 @@
-"""The Run:ai domain models every source returns (REST today, the official MCP server later).
+"""The Run:ai domain models every source returns (REST, the official MCP server, any registered one).
 
 Field names follow Run:ai's API (``shared/reference/runai-api.md``); ``extra="allow"`` keeps fields this project
 does not model yet. Every string in them has already passed the guardrails when a source builds them.

@@ -1,10 +1,9 @@
 """What the graph needs from Run:ai: the six skill reads, as a :class:`typing.Protocol`.
 
-The graph's nodes call a ``RunaiSource`` and nothing else of Run:ai. There are two implementations: REST
-(:class:`tools.runai.rest.RunaiClient`) and the official Run:ai MCP server
-(``nvcr.io/nvidia/runai/runai-mcp-server``: :class:`tools.runai.mcp.RunaiMcpSource`), chosen where the source is
-constructed (``agent/sources.py`` ``open_runai``, ``--tier1 rest|mcp``), WITHOUT touching a graph node. Each
-keeps this contract:
+The graph's nodes call a ``RunaiSource`` and nothing else of Run:ai. Every implementation is registered in
+:mod:`tools.runai.registry` (REST, :class:`tools.runai.rest.RunaiClient`; the official Run:ai MCP server
+``nvcr.io/nvidia/runai/runai-mcp-server``, :class:`tools.runai.mcp.RunaiMcpSource`) and built by its one factory
+(``open_source``, ``--tier1 NAME``), WITHOUT touching a graph node. Each keeps this contract:
 
 * **Same methods, same signatures, same return types.** Each method returns a :class:`tools.base.ToolResult`
   whose ``tool`` is the skill tool name (the method's name) and whose ``data`` is the model listed below
@@ -21,8 +20,9 @@ keeps this contract:
   JSON arguments), ``status_code`` and ``attempts``. Reports cite ``request`` verbatim.
 * **Read-only by construction.** REST goes through :mod:`tools.transport`; an MCP source must allow-list the
   six read tool names itself (write tools exist on some servers) and refuse anything else before sending.
-* **Sanitised.** Every body passes ``guardrails.sanitize_value`` before it is parsed; the instruction-like
-  findings are appended to :attr:`injections` (thread-safe: the graph's parallel nodes share one source).
+* **Sanitised.** Every body passes :class:`tools.runai.sanitize.Findings` before it is parsed (with the shared
+  parsers of :mod:`tools.runai.parse`); the instruction-like findings are in :attr:`injections` (thread-safe: the
+  graph's parallel nodes share one source).
 
 =======================  ==========================================  =======================================
 method                   ``arguments`` recorded                      ``data`` when OK
@@ -43,12 +43,17 @@ from typing import Any, Protocol, runtime_checkable
 from tools.base import ToolResult
 from tools.runai.models import OOM_METRICS
 
-__all__ = ["RunaiSource"]
+__all__ = ["RunaiSource", "FleetSource", "ClusterSource", "FLEET", "CLUSTERS", "CAPABILITIES"]
+
+#: the capability a fleet triage needs beyond the six reads (:class:`FleetSource`)
+FLEET = "fleet"
+#: the capability that resolves a cluster NAME to its id (:class:`ClusterSource`; the chat asks it)
+CLUSTERS = "clusters"
 
 
 @runtime_checkable
 class RunaiSource(Protocol):
-    """A read-only source of Run:ai evidence (REST today; MCP later). See the module docstring."""
+    """A read-only source of Run:ai evidence. See the module docstring."""
 
     #: guardrail findings (instruction-like text) in everything this source read, in read order.
     injections: list[Any]
@@ -85,3 +90,54 @@ class RunaiSource(Protocol):
     def close(self) -> None:
         """Release connections. Idempotent."""
         ...
+
+
+@runtime_checkable
+class FleetSource(RunaiSource, Protocol):
+    """Capability ``fleet``: what a triage (every failed workload of a cluster) reads beyond the six skill reads.
+    A registered source declares it (``SourceSpec.capabilities``); one that does not is refused with
+    one line before any read (:func:`tools.runai.registry.require`)."""
+
+    def list_phase(self, *, cluster_id: str, phase: str, project: str | None = None, department: str | None = None,
+                   since: datetime | None = None, until: datetime | None = None) -> ToolResult:
+        """``list_workloads`` of one whole phase of a cluster (``project`` or ``department`` narrowing it; the
+        phase's last update in ``[since, until]`` when given), exact matches only, every page (``data:
+        list[Workload]`` newest phase update first; what was not listed is a note)."""
+        ...
+
+    def get_listed_workload_status(self, listed: Any, *, cutoff: datetime | None = None) -> ToolResult:
+        """``get_workload_status`` of a workload exactly as :meth:`list_phase` returned it: its events are read,
+        the listed object stands in for the single-workload read."""
+        ...
+
+    def view(self) -> "FleetSource":
+        """A view for one of many concurrent diagnoses: the same connections and credentials, its own
+        ``injections``. Close the source, not the view."""
+        ...
+
+    def handoff(self) -> dict:
+        """What a worker process needs (picklable) to continue with this source's credentials: see :meth:`adopt`."""
+        ...
+
+    def adopt(self, state: dict) -> None:
+        """Continue with a :meth:`handoff` of the parent's source (one credential exchange per triage)."""
+        ...
+
+    def traffic(self) -> dict[str, float]:
+        """Requests of the fleet so far: ``sent``, ``rate_limited``, ``paused_s`` (the shared 429 pause)."""
+        ...
+
+
+
+@runtime_checkable
+class ClusterSource(Protocol):
+    """Capability ``clusters``: the Run:ai clusters the caller can see. A source without it answers a cluster
+    name with a question for the cluster id (:func:`tools.runai.clusters.list_clusters` says why)."""
+
+    def list_clusters(self) -> ToolResult:
+        """``list_clusters``: ``data: list[tools.runai.clusters.Cluster]`` (uuid lower case, name)."""
+        ...
+
+
+#: every capability a source may declare, and the protocol that checks it
+CAPABILITIES: dict[str, type] = {FLEET: FleetSource, CLUSTERS: ClusterSource}

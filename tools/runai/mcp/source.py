@@ -1,6 +1,7 @@
 """``RunaiMcpSource``: the six skill reads over the official Run:ai MCP server (a second :class:`RunaiSource`).
 
-Same methods, typed results, limitations and sanitising as REST (:mod:`tools.runai.rest`); what differs is the
+Same methods, typed results, limitations, parsers (:mod:`tools.runai.parse`) and sanitising
+(:mod:`tools.runai.sanitize`) as REST; what differs is the
 wire (``tools/call`` through the official ``mcp`` SDK, :mod:`tools.runai.mcp.session`) and what the server's
 tools can express (their arguments are ``{workloadId}`` and ``{workloadId, start, end}``; no paging, filter or
 events tool). Per skill tool:
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 from datetime import datetime
 from typing import Any, Callable
@@ -37,8 +37,9 @@ from tools.runai.mcp.allow import SKILL_TOOLS
 from tools.runai.mcp.session import Connector, McpSession
 from tools.runai.models import (OOM_METRICS, Event, History, Pod, Skips, SubmittedSpec, Workload, WorkloadStatus,
                                 parse_lenient)
+from tools.runai.parse import history_page, metric_series, spec_kind_path
 from tools.runai.results import Absent, no_spec, tool_result
-from tools.runai.rest import history_page, metric_series, spec_kind_path
+from tools.runai.sanitize import Findings
 from tools.timeutil import iso
 
 __all__ = ["RunaiMcpSource", "request_text"]
@@ -71,9 +72,12 @@ class RunaiMcpSource:
         self.attempts = max(1, attempts)
         self.backoff = backoff
         self._sleep = sleep
-        self.injections: list[Any] = []
-        self._inj_lock = threading.Lock()
+        self.findings = Findings()
         self._connected = False
+
+    @property
+    def injections(self) -> list[Any]:
+        return self.findings.injections
 
     def close(self) -> None:
         self.session.close()
@@ -90,15 +94,6 @@ class RunaiMcpSource:
             raise ApiUnavailable(f"cannot reach the Run:ai MCP server: {f.message}") from f
         self._connected = True
 
-    def _sanitize(self, body: Any) -> Any:
-        import guardrails
-
-        clean, findings = guardrails.sanitize_value(body)
-        if findings:
-            with self._inj_lock:
-                self.injections.extend(findings)
-        return clean
-
     def _call(self, skill: str, recorded: dict[str, Any], arguments: dict[str, Any],
               invs: list[Invocation]) -> tuple[Any, Any]:
         """One guarded ``tools/call``: (sanitised body, body as served). Raises ToolFailure or Absent; the
@@ -108,7 +103,7 @@ class RunaiMcpSource:
         if tool not in self.session.tools:
             offered = ", ".join(sorted(self.session.tools)) or "none"
             raise ToolFailure(ErrorKind.OTHER, f"the MCP server does not offer the tool {tool} (it offers: "
-                                               f"{self._sanitize(offered)}); not called")
+                                               f"{self.findings.sanitize(offered)}); not called")
         inv = Invocation(tool=skill, arguments=dict(recorded), request=request_text(tool, arguments), attempts=0)
         invs.append(inv)
         for attempt in range(1, self.attempts + 1):
@@ -124,7 +119,7 @@ class RunaiMcpSource:
                 raise
             inv.attempts += n
             if result.is_error:
-                text = self._sanitize(_text_of(result)) or "no detail"
+                text = self.findings.sanitize(_text_of(result)) or "no detail"
                 kind = next((k for rx, k in ERROR_TEXT if rx.search(text)), ErrorKind.OTHER)
                 message = f"tools/call {tool} returned a tool error: {text[:300]}"
                 if kind == ErrorKind.NOT_FOUND:
@@ -137,7 +132,7 @@ class RunaiMcpSource:
             raw = _body_of(result)
             if raw is _NOT_JSON:
                 raise ToolFailure(ErrorKind.MALFORMED, f"tools/call {tool} returned content that is not JSON")
-            return self._sanitize(raw), raw
+            return self.findings.sanitize(raw), raw
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _run(self, skill: str, recorded: dict[str, Any], fn: Callable[..., Any]) -> ToolResult:

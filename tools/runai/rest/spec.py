@@ -1,0 +1,34 @@
+"""``--tier1 rest``: the Run:ai control-plane REST API (:class:`tools.runai.rest.RunaiClient`), read-only at the
+transport (:mod:`tools.transport`)."""
+from __future__ import annotations
+
+from tools.runai.registry import Setting, SourceSettings, SourceSpec
+from tools.runai.source import CLUSTERS, FLEET
+
+
+def _missing(s: SourceSettings) -> str | None:
+    return None if s.url else "no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL"
+
+
+def _build(s: SourceSettings):
+    from tools.runai.rest.client import RunaiClient
+
+    return RunaiClient(s.url, s.client_id, s.client_secret, timeout=s.timeout, transport=s.transport,
+                       sleep=s.sleep, max_body_bytes=s.max_body_bytes, read_total=s.read_total,
+                       max_event_pages=s.max_event_pages, deadline=s.deadline, ca_file=s.ca_file,
+                       url_origin=s.url_origin, on_invocation=s.on_invocation, bearer_token=s.bearer_token,
+                       concurrent_reads=s.concurrent_reads, paced=s.paced)
+
+
+SOURCE = SourceSpec(
+    name="rest",
+    summary="the Run:ai API",
+    settings=(Setting("RUNAI_BASE_URL", "the Run:ai control plane", flag="--runai-url", required=True),
+              Setting("RUNAI_CLIENT_ID", "the application's client id"),
+              Setting("RUNAI_CLIENT_SECRET", "the application's secret", secret=True)),
+    prerequisites=_missing,
+    build=_build,
+    capabilities=frozenset({FLEET, CLUSTERS}),
+    read_only=True,
+    bearer=True,
+)
