@@ -25,6 +25,7 @@ from agent.service.runner import Runner
 from agent.service.upstream import Upstream
 
 TITLE = "workload-diagnose"
+CHAT_STORE_UNAVAILABLE = "the chat store is unavailable (the reason is in the service's log)"
 DESCRIPTION = ("Read-only, deterministic diagnosis of failed Run:ai GPU workloads. `POST /v1/diagnoses` answers "
                "exactly the `workload-diagnose failed --json` object.")
 
@@ -41,7 +42,8 @@ class Service:
 
     def chat_store(self) -> Any:
         """The one checkpointer of this process (PostgreSQL with ``WD_CHAT_POSTGRES_DSN``, so replicas share
-        threads; else ``WD_CHAT_STORE`` / the state directory's SQLite file). 503 when it cannot be opened."""
+        threads; else ``WD_CHAT_STORE`` / the state directory's SQLite file). 503 when it cannot be opened: the
+        reason (a path, an errno text, a database host) goes to the log, never to the caller."""
         with self._chat_lock:
             if self._chat is None:
                 from agent.chat.store import open_checkpointer
@@ -52,7 +54,8 @@ class Service:
                     self._chat = stack.enter_context(open_checkpointer(None))
                 except InvalidInput as e:
                     stack.close()
-                    raise HTTPException(503, f"the chat store is unavailable: {e}") from None
+                    errors.log.error("the chat store is unavailable: %s", errors.one_line(e))
+                    raise HTTPException(503, CHAT_STORE_UNAVAILABLE) from None
                 self._chat_exit = stack
             return self._chat
 

@@ -131,3 +131,21 @@ def test_two_replicas_serve_one_conversation_through_postgresql(sim, scenarios, 
                 p.wait(15)
             except subprocess.TimeoutExpired:
                 p.kill()
+
+
+def test_an_unusable_store_is_a_503_that_names_no_server_path(sim, tmp_path, monkeypatch, caplog):
+    """The caller learns the store is unavailable; the path and the errno text are in the service's log only."""
+    import logging
+
+    (tmp_path / "not-a-dir").write_text("x")
+    bad = tmp_path / "not-a-dir" / "chat.sqlite"
+    monkeypatch.setenv("WD_CHAT_STORE", str(bad))
+    monkeypatch.delenv("WD_CHAT_POSTGRES_DSN", raising=False)
+    caplog.set_level(logging.ERROR, logger="workload_diagnose.service")
+    with live_service(config_for(sim)) as url:
+        r = _post(url, "t-503", "hi")
+    assert r.status_code == 503
+    assert r.json() == {"detail": "the chat store is unavailable (the reason is in the service's log)"}
+    for leak in (str(tmp_path), "not-a-dir", "chat.sqlite", "Not a directory", "Errno"):
+        assert leak not in r.text
+    assert str(bad) in caplog.text and "Not a directory" in caplog.text
