@@ -45,6 +45,19 @@ class Principal:
     def name(self) -> str:
         return self.token.name if self.token else self.mode
 
+    @property
+    def owner(self) -> str:
+        """Who owns what this caller keeps on the service (chat threads): one credential, never a display name.
+        The API token's hash (tokens mode), a digest of the caller's Run:ai token (pass-through: the token itself
+        is never stored), or the one local user (no auth). Stable across restarts and replicas."""
+        if self.token is not None:
+            who = f"token:{self.token.sha256}"
+        elif self.bearer:
+            who = "bearer:" + hashlib.sha256(self.bearer.encode()).hexdigest()
+        else:
+            who = self.mode
+        return hashlib.sha256(who.encode()).hexdigest()[:16]
+
     def check_request(self, req: DiagnosisRequest) -> None:
         """Refuse, before any read, what the request itself shows to be outside the token's scope."""
         if self.token is None:

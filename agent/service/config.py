@@ -136,6 +136,7 @@ def parse_tokens(doc: object, where: str = "the token document") -> tuple[ApiTok
         raise ConfigError(f"{where} has no 'tokens' list")
     out: list[ApiToken] = []
     seen: set[str] = set()
+    names: set[str] = set()
     for i, e in enumerate(entries):
         if not isinstance(e, dict):
             raise ConfigError(f"{where}: tokens[{i}] is not a mapping")
@@ -147,7 +148,10 @@ def parse_tokens(doc: object, where: str = "the token document") -> tuple[ApiTok
                               "itself is never stored)")
         if digest in seen:
             raise ConfigError(f"{where}: token {name!r} repeats another token's hash")
+        if name in names:  # a name is what logs and operators tell tokens apart by: one credential each
+            raise ConfigError(f"{where}: token name {name!r} is used twice: give each token its own name")
         seen.add(digest)
+        names.add(name)
         scopes = {}
         for key in ("clusters", "projects"):
             val = e.get(key)
