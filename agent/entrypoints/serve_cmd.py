@@ -27,9 +27,15 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (non-loopback needs auth configured)."),
     port: int = typer.Option(8080, "--port", help="TCP port."),
     workers: int = typer.Option(1, "--workers", help="Worker processes (each with its own Run:ai pool)."),
+    allowed_host: list[str] = typer.Option([], "--allowed-host", metavar="NAME",
+                                           help="A host name the service answers to besides loopback (Host and "
+                                                "a browser's Origin); repeatable; adds to WD_ALLOWED_HOSTS."),
 ) -> None:
     """Serve the diagnosis over HTTP: POST /v1/diagnoses, /openapi.json, /healthz, /readyz, /metrics."""
-    from agent.service.config import ConfigError, ServiceConfig
+    import dataclasses
+    import os
+
+    from agent.service.config import ConfigError, ServiceConfig, parse_hosts
 
     if not 0 < port < 65536:
         fail(f"--port must be between 1 and 65535, not {port}", EXIT_USAGE)
@@ -37,8 +43,12 @@ def serve(
         fail(f"--workers must be at least 1, not {workers}", EXIT_USAGE)
     try:
         config = ServiceConfig.from_env()
+        hosts = parse_hosts([*config.allowed_hosts, *allowed_host])
     except ConfigError as e:
         fail(str(e), EXIT_USAGE)
+    if hosts:  # the workers read their settings from the environment
+        config = dataclasses.replace(config, allowed_hosts=hosts)
+        os.environ["WD_ALLOWED_HOSTS"] = ",".join(hosts)
     if not config.authenticated:
         if not is_loopback(host):
             fail(f"no auth is configured (WD_AUTH, WD_API_TOKENS_FILE): refusing to listen on {host}; configure "

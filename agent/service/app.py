@@ -18,6 +18,7 @@ from fastapi.security import HTTPBearer
 from agent.service import errors
 from agent.service.auth import Principal, authenticate
 from agent.service.config import ServiceConfig
+from agent.service.hosts import TrustedHosts
 from agent.service.limits import MAX_BODY_BYTES, BodySizeLimit
 from agent.service.metrics import Metrics
 from agent.service.routes import ROUTERS
@@ -103,8 +104,12 @@ def create_app(config: ServiceConfig, *, transport: httpx.BaseTransport | None =
     caller = _caller(config)
     for module in ROUTERS:
         app.include_router(import_module(module).build(caller))
-    app.add_middleware(BodySizeLimit, limit=MAX_BODY_BYTES,
-                       on_reject=lambda reason: metrics.rejected.labels(reason=reason).inc())
+    def rejected(reason: str) -> None:
+        metrics.rejected.labels(reason=reason).inc()
+
+    app.add_middleware(BodySizeLimit, limit=MAX_BODY_BYTES, on_reject=rejected)
+    if config.checks_host:  # outermost: a request for an untrusted host name is answered before anything else
+        app.add_middleware(TrustedHosts, hosts=frozenset(config.allowed_hosts), on_reject=rejected)
     return app
 
 

@@ -17,10 +17,15 @@ WD_UPSTREAM_TIMEOUT_S      timeout of every Run:ai request (default 10)
 WD_DIAGNOSIS_DEADLINE_S    a diagnosis that takes longer is answered 504 (default 60)
 WD_READY_TTL_S             how long ``/readyz``'s Run:ai check is cached (default 5)
 WD_KUBE                    ``auto`` (``KUBECONFIG``, else the in-cluster service account) or ``off``
+WD_ALLOWED_HOSTS           host names (comma-separated) the service answers to besides the loopback names
+                           (``Host``; a browser ``Origin`` must name one too): 421/403 otherwise. Checked
+                           without auth always, with auth only when set (``agent.service.hosts``);
+                           ``serve --allowed-host NAME`` adds one
 =========================  ==============================================================================
 """
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
@@ -30,6 +35,7 @@ from typing import Literal, Mapping
 
 AuthMode = Literal["tokens", "passthrough", "none"]
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_DNS_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$")
 
 
 class ConfigError(ValueError):
@@ -67,6 +73,7 @@ class ServiceConfig:
     ready_ttl_s: float = 5.0
     kube: Literal["auto", "off"] = "auto"
     kubeconfig: str | None = None
+    allowed_hosts: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "ServiceConfig":
@@ -86,12 +93,38 @@ class ServiceConfig:
                    upstream_timeout_s=_num(env, "WD_UPSTREAM_TIMEOUT_S", 10.0, float),
                    deadline_s=_num(env, "WD_DIAGNOSIS_DEADLINE_S", 60.0, float),
                    ready_ttl_s=_num(env, "WD_READY_TTL_S", 5.0, float),
-                   kube=kube, kubeconfig=env.get("KUBECONFIG") or None)  # type: ignore[arg-type]
+                   kube=kube, kubeconfig=env.get("KUBECONFIG") or None,  # type: ignore[arg-type]
+                   allowed_hosts=parse_hosts((env.get("WD_ALLOWED_HOSTS") or "").split(","), "WD_ALLOWED_HOSTS"))
 
     @property
     def authenticated(self) -> bool:
         return self.auth != "none"
 
+    @property
+    def checks_host(self) -> bool:
+        """Whether ``Host``/``Origin`` are checked (``agent.service.hosts``): without auth always, else when
+        hosts are configured."""
+        return not self.authenticated or bool(self.allowed_hosts)
+
+
+def parse_hosts(values: "list[str] | tuple[str, ...]", origin: str = "--allowed-host") -> tuple[str, ...]:
+    """Host names as ``WD_ALLOWED_HOSTS`` / ``--allowed-host`` give them: lower case, without brackets or a port
+    (any port is allowed); ConfigError (one line) for anything else."""
+    out: list[str] = []
+    for raw in values:
+        name = raw.strip().lower()
+        if not name:
+            continue
+        bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+        try:
+            bare = str(ipaddress.ip_address(bare))
+        except ValueError:
+            if not _DNS_NAME.match(bare) or len(bare) > 253:
+                raise ConfigError(f"{origin}: {raw.strip()[:100]!r} is not a host name or IP address (no scheme, "
+                                  "port, path or wildcard)") from None
+        if bare not in out:
+            out.append(bare)
+    return tuple(out)
 
 def _num(env: Mapping[str, str], name: str, default, kind):
     raw = env.get(name)

@@ -1,0 +1,90 @@
+"""What reaches the service from outside its callers, over real HTTP on 127.0.0.1: a DNS-rebinding web page
+(``Host``/``Origin`` of another name: 421/403 before anything is read)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from tests.service.conftest import body_of, clear, reads
+from tests.service.live import config_for, free_port, live_service, tokens
+
+
+def _as(url: str, host: str) -> dict:
+    return {"Host": f"{host}:{urlsplit(url).port}"}
+
+
+@pytest.fixture(scope="module")
+def diagnosis(scenarios):
+    return next(sc for sc in scenarios.values() if sc.args.workload_id)
+
+
+def test_a_rebound_host_name_is_421_and_reads_nothing(service, sim, diagnosis):
+    clear(sim)
+    for host in ("attacker.example", "127.0.0.1.attacker.example", "localhost.attacker.example"):
+        r = httpx.post(f"{service}/v1/diagnoses", json=body_of(diagnosis), headers=_as(service, host), timeout=30)
+        assert r.status_code == 421, (host, r.text)
+        assert r.json() == {"detail": "this service does not answer to that host name (Host header)"}
+        assert diagnosis.args.workload_id not in r.text
+        r = httpx.post(f"{service}/v1/chat/t/messages", json={"message": "hi"}, headers=_as(service, host))
+        assert r.status_code == 421
+    assert httpx.get(f"{service}/openapi.json", headers=_as(service, "attacker.example")).status_code == 421
+    assert reads(sim) == []
+
+
+def test_loopback_names_with_any_port_are_answered(service):
+    for host in ("127.0.0.1", "localhost", "LOCALHOST", "[::1]"):
+        for h in (host, f"{host}:{urlsplit(service).port}", f"{host}:1"):
+            r = httpx.get(f"{service}/healthz", headers={"Host": h})
+            assert r.status_code == 200, h
+
+
+def test_a_foreign_browser_origin_is_403_and_reads_nothing(service, sim, diagnosis):
+    clear(sim)
+    for origin in ("http://attacker.example", "https://attacker.example:8443", "null", "file://"):
+        r = httpx.post(f"{service}/v1/diagnoses", json=body_of(diagnosis), headers={"Origin": origin}, timeout=30)
+        assert r.status_code == 403, origin
+        assert r.json() == {"detail": "requests from that web origin are not allowed (Origin header)"}
+    assert reads(sim) == []
+    r = httpx.post(f"{service}/v1/diagnoses", json=body_of(diagnosis), headers={"Origin": "http://localhost:3000"},
+                   timeout=30)
+    assert r.status_code == 200 and r.json()["workload"]["id"] == diagnosis.args.workload_id
+
+
+def test_configured_hosts_are_answered_and_only_they(sim):
+    with live_service(config_for(sim, allowed_hosts=("diag.example.com",))) as url:
+        assert httpx.get(f"{url}/healthz", headers=_as(url, "diag.example.com")).status_code == 200
+        ok = httpx.get(f"{url}/healthz", headers={**_as(url, "diag.example.com"), "Origin": "https://diag.example.com"})
+        assert ok.status_code == 200
+        assert httpx.get(f"{url}/healthz", headers=_as(url, "evil.example.com")).status_code == 421
+        assert httpx.get(f"{url}/healthz", headers=_as(url, "diag.example.com.evil")).status_code == 421
+
+
+def test_with_api_tokens_and_no_configured_hosts_any_host_is_answered(sim):
+    """A probe or a load balancer reaches a replica by its IP; a rebinding page has no API token."""
+    _, parsed = tokens(bot=(["*"], ["*"]))
+    with live_service(config_for(sim, auth="tokens", tokens=parsed)) as url:
+        assert httpx.get(f"{url}/healthz", headers={"Host": "10.1.2.3:8080"}).status_code == 200
+    with live_service(config_for(sim, auth="tokens", tokens=parsed, allowed_hosts=("diag.internal",))) as url:
+        assert httpx.get(f"{url}/healthz", headers={"Host": "10.1.2.3:8080"}).status_code == 421
+        assert httpx.get(f"{url}/healthz", headers={"Host": "diag.internal"}).status_code == 200
+
+
+def test_serve_takes_allowed_hosts_from_the_flag_and_the_environment_and_refuses_bad_ones():
+    from agent.service.config import ConfigError, ServiceConfig
+
+    cfg = ServiceConfig.from_env({"WD_ALLOWED_HOSTS": "Diag.Example.com, 10.0.0.5,[fe80::1]"})
+    assert cfg.allowed_hosts == ("diag.example.com", "10.0.0.5", "fe80::1") and cfg.checks_host
+    for bad in ("*", "*.example.com", "http://diag.example.com", "diag.example.com:8080", "a/b"):
+        with pytest.raises(ConfigError, match="is not a host name or IP address"):
+            ServiceConfig.from_env({"WD_ALLOWED_HOSTS": bad})
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("WD_", "RUNAI_"))}
+    p = subprocess.run([sys.executable, "-m", "agent.entrypoints.cli", "serve", "--port", str(free_port()),
+                        "--allowed-host", "https://diag.example.com"], env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+    assert "--allowed-host: 'https://diag.example.com' is not a host name" in p.stderr
