@@ -56,8 +56,9 @@ class ApiToken:
         return "*" in self.projects or (project is not None and project in self.projects)
 
     @property
-    def all_projects(self) -> bool:
-        return "*" in self.projects
+    def sees_everything(self) -> bool:
+        """Every cluster and every project: the only scope that may learn a workload id does not exist."""
+        return "*" in self.clusters and "*" in self.projects
 
 
 @dataclass(frozen=True)

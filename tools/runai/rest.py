@@ -436,19 +436,23 @@ class RunaiClient:
 
         return self._run("list_workloads", {"name": name, "clusterId": cluster_id, "project": project}, fn)
 
-    def get_workload_status(self, workload_id: str, *, cutoff: datetime | None = None) -> ToolResult:
+    def get_workload_status(self, workload_id: str, *, cutoff: datetime | None = None,
+                            admit: Callable[[Workload], None] | None = None) -> ToolResult:
         """``get_workload_status``: the workload and its recent events, fetched concurrently. Events are read
         newest first, page after page, until a page reaches ``cutoff`` (the lookback) or ``next`` ends; a cut
         before that is stated in ``notes``. A bad event is skipped and counted, a bad workload field left out and
-        named; only a body that is no workload object at all fails the read."""
-        return self._status(workload_id, None, cutoff)
+        named; only a body that is no workload object at all fails the read. ``admit(workload)`` (the service's
+        scope check) runs on the workload before its events are read, which then wait for it: what it raises ends
+        the read after one request."""
+        return self._status(workload_id, None, cutoff, admit)
 
     def get_listed_workload_status(self, listed: Workload, *, cutoff: datetime | None = None) -> ToolResult:
         """``get_workload_status`` of a workload exactly as a list page returned it (fleet triage): its events are
         read, the listed object stands in for ``GET …/{id}``."""
         return self._status(listed.id, listed, cutoff)
 
-    def _status(self, workload_id: str, listed: Workload | None, cutoff: datetime | None) -> ToolResult:
+    def _status(self, workload_id: str, listed: Workload | None, cutoff: datetime | None,
+                admit: Callable[[Workload], None] | None = None) -> ToolResult:
         check_id(workload_id, "workload id")
         wid = quote(workload_id, safe="")
 
@@ -457,7 +461,7 @@ class RunaiClient:
             event_notes: list[str] = []
             # the events are read beside the workload (a shared pool: no thread is started per read), or after
             # it when this client reads one thing at a time (concurrent_reads=False)
-            beside = listed is None and self.concurrent_reads
+            beside = listed is None and self.concurrent_reads and admit is None
             args = (self._events, get, wid, cutoff, event_invs, event_notes)
             fe = _beside(*args) if beside else None
             if listed is None:
@@ -468,6 +472,8 @@ class RunaiClient:
                         fe.exception()  # (the events read ends first, whatever it gives)
                     raise
                 invs.append(inv)
+                if admit is not None and isinstance(body, dict):
+                    admit(parse_lenient(Workload, body, "workload")[0])
             if fe is None:
                 fe = _inline(*args)
             events: list[Event] | None
