@@ -61,20 +61,26 @@ def serve(
 
     import uvicorn
 
+    from agent.service.connections import limits_for, server_config
+
+    limits = limits_for(config)  # header and keep-alive timeouts, connections per worker (open files raised)
     common = dict(host=host, port=port, log_level="warning", access_log=False, server_header=False,
                   timeout_graceful_shutdown=10)
     if workers == 1:
         from agent.service.app import create_app
 
-        uvicorn.run(create_app(config), **common)
+        uvicorn.Server(server_config(create_app(config), limits, **common)).run()
         sys.exit(0)
     from agent.service import workers as procs
 
     if not procs.available():  # no per-worker sockets here: uvicorn's workers, sharing one socket
-        uvicorn.run(procs.APP, factory=True, workers=workers, **common)
+        from agent.service.connections import GuardedH11  # its limits from the environment, in each worker
+
+        uvicorn.run(procs.APP, factory=True, workers=workers, http=GuardedH11, timeout_keep_alive=limits.keepalive_s,
+                    backlog=limits.backlog, **common)
         sys.exit(0)
     options = {k: v for k, v in common.items() if k not in ("host", "port")}
     try:
-        sys.exit(procs.serve_workers(workers, host, port, options))
+        sys.exit(procs.serve_workers(workers, host, port, options, limits))
     except OSError as e:
         fail(str(e), 1)

@@ -5,6 +5,7 @@ One :class:`Service` per process (built in the lifespan): the Run:ai connection 
 """
 from __future__ import annotations
 
+import asyncio
 import threading
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from fastapi.security import HTTPBearer
 from agent.service import errors
 from agent.service.auth import Principal, authenticate
 from agent.service.config import ServiceConfig
+from agent.service.connections import quiet_descriptor_exhaustion
 from agent.service.hosts import TrustedHosts
 from agent.service.limits import MAX_BODY_BYTES, BodySizeLimit
 from agent.service.metrics import Metrics
@@ -89,6 +91,7 @@ def create_app(config: ServiceConfig, *, transport: httpx.BaseTransport | None =
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        quiet_descriptor_exhaustion(asyncio.get_running_loop())
         upstream = Upstream(config, transport)
         runner = Runner(config, upstream, metrics)
         app.state.service = service = Service(config, upstream, runner, metrics)

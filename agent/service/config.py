@@ -17,6 +17,11 @@ WD_UPSTREAM_TIMEOUT_S      timeout of every Run:ai request (default 10)
 WD_DIAGNOSIS_DEADLINE_S    a diagnosis that takes longer is answered 504 (default 60)
 WD_READY_TTL_S             how long ``/readyz``'s Run:ai check is cached (default 5)
 WD_KUBE                    ``auto`` (``KUBECONFIG``, else the in-cluster service account) or ``off``
+WD_HEADER_TIMEOUT_S        a connection must send a request's line and headers within this (default 10) of
+                           starting it, else it is closed (``agent.service.connections``)
+WD_KEEPALIVE_S             an idle keep-alive connection is closed after this (default 5)
+WD_MAX_CONNECTIONS         open connections per worker (default 1000, at most half the open-file limit); one
+                           more closes the one that has waited longest for a request
 WD_ALLOWED_HOSTS           host names (comma-separated) the service answers to besides the loopback names
                            (``Host``; a browser ``Origin`` must name one too): 421/403 otherwise. Checked
                            without auth always, with auth only when set (``agent.service.hosts``);
@@ -75,6 +80,9 @@ class ServiceConfig:
     kube: Literal["auto", "off"] = "auto"
     kubeconfig: str | None = None
     allowed_hosts: tuple[str, ...] = ()
+    header_timeout_s: float = 10.0
+    keepalive_s: float = 5.0
+    max_connections: int = 1000
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "ServiceConfig":
@@ -95,7 +103,10 @@ class ServiceConfig:
                    deadline_s=_num(env, "WD_DIAGNOSIS_DEADLINE_S", 60.0, float),
                    ready_ttl_s=_num(env, "WD_READY_TTL_S", 5.0, float),
                    kube=kube, kubeconfig=env.get("KUBECONFIG") or None,  # type: ignore[arg-type]
-                   allowed_hosts=parse_hosts((env.get("WD_ALLOWED_HOSTS") or "").split(","), "WD_ALLOWED_HOSTS"))
+                   allowed_hosts=parse_hosts((env.get("WD_ALLOWED_HOSTS") or "").split(","), "WD_ALLOWED_HOSTS"),
+                   header_timeout_s=_num(env, "WD_HEADER_TIMEOUT_S", 10.0, float),
+                   keepalive_s=_num(env, "WD_KEEPALIVE_S", 5.0, float),
+                   max_connections=_num(env, "WD_MAX_CONNECTIONS", 1000, int))
 
     @property
     def authenticated(self) -> bool:

@@ -1,10 +1,13 @@
 """What reaches the service from outside its callers, over real HTTP on 127.0.0.1: a DNS-rebinding web page
-(``Host``/``Origin`` of another name: 421/403 before anything is read)."""
+(``Host``/``Origin`` of another name: 421/403 before anything is read), and clients that open connections and never
+finish a request (``serve`` keeps answering ``/healthz``, bounded in time and connections, without a traceback)."""
 from __future__ import annotations
 
 import os
 import subprocess
+import socket
 import sys
+import time
 from urllib.parse import urlsplit
 
 import httpx
@@ -88,3 +91,79 @@ def test_serve_takes_allowed_hosts_from_the_flag_and_the_environment_and_refuses
                        timeout=60)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
     assert "--allowed-host: 'https://diag.example.com' is not a host name" in p.stderr
+
+
+# ------------------------------------------------------------------------------------------ slow clients
+def _closed_by_server(sock: socket.socket) -> bool:
+    sock.setblocking(False)
+    try:
+        return sock.recv(1024) == b""
+    except BlockingIOError:
+        return False
+    except OSError:  # reset
+        return True
+
+
+def _limited_files() -> None:  # the serve process: 256 open files, no way to raise them
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_NOFILE on a child process (Linux)")
+def test_connections_that_never_finish_a_request_do_not_starve_healthz(tmp_path):
+    """300 connections that send half a request line (more than the process has files for), one that trickles a
+    byte at a time: /healthz answers at once, the worker holds at most WD_MAX_CONNECTIONS of them, each is
+    closed WD_HEADER_TIMEOUT_S after it started, an idle keep-alive connection after WD_KEEPALIVE_S."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("WD_", "RUNAI_"))}
+    env.update(WD_KUBE="off", WD_HEADER_TIMEOUT_S="2", WD_KEEPALIVE_S="1", WD_MAX_CONNECTIONS="100")
+    log = tmp_path / "serve.log"
+    with open(log, "w") as err:
+        p = subprocess.Popen([sys.executable, "-m", "agent.entrypoints.cli", "serve", "--port", str(port)],
+                             env=env, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=_limited_files)
+    url = f"http://127.0.0.1:{port}"
+    slow: list[socket.socket] = []
+    try:
+        t_end = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"{url}/healthz", timeout=2)
+                break
+            except httpx.HTTPError:
+                assert p.poll() is None and time.monotonic() < t_end, log.read_text()
+                time.sleep(0.2)
+        for _ in range(300):
+            s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            s.sendall(b"GET /healthz HT")
+            slow.append(s)
+        last = time.monotonic()
+        t0 = time.monotonic()
+        r = httpx.get(f"{url}/healthz", timeout=5)
+        assert r.status_code == 200 and time.monotonic() - t0 < 3.0
+        assert sum(not _closed_by_server(s) for s in slow) <= 100  # the cap: the longest-waiting ones went
+        idle = socket.create_connection(("127.0.0.1", port))
+        idle.sendall(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        assert b" 200 " in idle.recv(4096)
+        trickle = socket.create_connection(("127.0.0.1", port))
+        started, sent = time.monotonic(), 0
+        while not _closed_by_server(trickle) and time.monotonic() - started < 6:
+            try:
+                trickle.sendall(b"GET /healthz HTTP/1.1\r\n"[sent % 25:sent % 25 + 1])
+            except OSError:
+                break
+            sent += 1
+            time.sleep(0.2)
+        took = time.monotonic() - started
+        assert 1.5 < took < 3.5 and sent > 5, f"a trickling request head kept its connection {took:.1f} s"
+        assert _closed_by_server(idle)  # idle keep-alive: closed after 1 s
+        time.sleep(max(0.0, last + 3.0 - time.monotonic()))
+        assert all(_closed_by_server(s) for s in slow)
+        assert httpx.get(f"{url}/healthz", timeout=5).status_code == 200
+    finally:
+        for s in slow:
+            s.close()
+        p.terminate()
+        p.wait(15)
+    text = log.read_text()
+    assert "Traceback" not in text and "Too many open files" not in text and "out of file descriptors" not in text, text
