@@ -110,7 +110,7 @@ def create_app(config: ServiceConfig, *, transport: httpx.BaseTransport | None =
     def rejected(reason: str) -> None:
         metrics.rejected.labels(reason=reason).inc()
 
-    app.add_middleware(BodySizeLimit, limit=MAX_BODY_BYTES, on_reject=rejected)
+    app.add_middleware(BodySizeLimit, limit=MAX_BODY_BYTES, on_reject=rejected, timeout_s=config.header_timeout_s)
     if config.checks_host:  # outermost: a request for an untrusted host name is answered before anything else
         app.add_middleware(TrustedHosts, hosts=frozenset(config.allowed_hosts), on_reject=rejected)
     return app
