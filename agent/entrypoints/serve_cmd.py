@@ -1,4 +1,4 @@
-"""``workload-diagnose serve [--host 127.0.0.1] [--port 8080] [--workers N]``: the HTTP service (issue 13).
+"""``workload-diagnose serve [--host 127.0.0.1] [--port 8080] [--workers N] [--allowed-host NAME]…``: HTTP.
 
 Settings come from the environment (``agent.service.config``). Without auth (``WD_AUTH`` / API tokens) the
 server binds to loopback only, says so at start, and refuses a non-loopback ``--host``. Exit status: 2 for bad
@@ -69,8 +69,14 @@ def serve(
     if workers == 1:
         from agent.service.app import create_app
 
-        uvicorn.Server(server_config(create_app(config), limits, **common)).run()
-        sys.exit(0)
+        from uvicorn.config import STARTUP_FAILURE
+
+        server = uvicorn.Server(server_config(create_app(config), limits, **common))
+        try:
+            server.run()
+        except KeyboardInterrupt:  # re-raised by uvicorn once it has shut down (as uvicorn.run)
+            pass
+        sys.exit(0 if server.started else STARTUP_FAILURE)
     from agent.service import workers as procs
 
     if not procs.available():  # no per-worker sockets here: uvicorn's workers, sharing one socket

@@ -75,7 +75,8 @@ def server_config(app: Any, limits: ConnectionLimits, **options: Any) -> Any:
     import uvicorn
 
     options.setdefault("backlog", limits.backlog)
-    config = uvicorn.Config(app, http=GuardedH11, timeout_keep_alive=limits.keepalive_s, **options)  # type: ignore[arg-type]
+    config = uvicorn.Config(app, http=GuardedH11, timeout_keep_alive=limits.keepalive_s,  # type: ignore[arg-type]
+                            **options)
     config.connection_limits = limits  # type: ignore[attr-defined]  (read by GuardedH11)
     return config
 

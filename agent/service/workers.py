@@ -84,7 +84,8 @@ class Supervisor:
         self._stopping = False
 
     def _start(self) -> Any:
-        p = self._ctx.Process(target=_worker, args=(self.host, self.port, self.options, self.limits), name="wd-serve-worker")
+        p = self._ctx.Process(target=_worker, args=(self.host, self.port, self.options, self.limits),
+                              name="wd-serve-worker")
         p.start()
         p.started_at = time.monotonic()  # type: ignore[attr-defined]
         return p
