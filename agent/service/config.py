@@ -18,7 +18,8 @@ WD_DIAGNOSIS_DEADLINE_S    a diagnosis that takes longer is answered 504 (defaul
 WD_READY_TTL_S             how long ``/readyz``'s Run:ai check is cached (default 5)
 WD_KUBE                    ``auto`` (``KUBECONFIG``, else the in-cluster service account) or ``off``
 WD_HEADER_TIMEOUT_S        a connection must send a request's line and headers within this (default 10) of
-                           starting it, else it is closed (``agent.service.connections``)
+                           starting it, else it is closed (``agent.service.connections``), and its body within
+                           as long again, else 408 (``agent.service.limits``)
 WD_KEEPALIVE_S             an idle keep-alive connection is closed after this (default 5)
 WD_MAX_CONNECTIONS         open connections per worker (default 1000, at most half the open-file limit); one
                            more closes the one that has waited longest for a request
