@@ -129,7 +129,7 @@ class ScopedSource:
         REST client checks the workload before it reads the events); a workload that does not exist is refused
         the same way to a token that does not see everything, after the same one request."""
         if isinstance(self._inner, RunaiClient):
-            r = self._inner.get_workload_status(workload_id, cutoff=cutoff, admit=self._admit)
+            r = self._inner.get_admitted_workload_status(workload_id, self._admit, cutoff=cutoff)
         else:
             r = self._inner.get_workload_status(workload_id, cutoff=cutoff)
         w = r.data.workload if r.ok and r.data is not None else None

@@ -436,14 +436,17 @@ class RunaiClient:
 
         return self._run("list_workloads", {"name": name, "clusterId": cluster_id, "project": project}, fn)
 
-    def get_workload_status(self, workload_id: str, *, cutoff: datetime | None = None,
-                            admit: Callable[[Workload], None] | None = None) -> ToolResult:
+    def get_workload_status(self, workload_id: str, *, cutoff: datetime | None = None) -> ToolResult:
         """``get_workload_status``: the workload and its recent events, fetched concurrently. Events are read
         newest first, page after page, until a page reaches ``cutoff`` (the lookback) or ``next`` ends; a cut
         before that is stated in ``notes``. A bad event is skipped and counted, a bad workload field left out and
-        named; only a body that is no workload object at all fails the read. ``admit(workload)`` (the service's
-        scope check) runs on the workload before its events are read, which then wait for it: what it raises ends
-        the read after one request."""
+        named; only a body that is no workload object at all fails the read."""
+        return self._status(workload_id, None, cutoff)
+
+    def get_admitted_workload_status(self, workload_id: str, admit: Callable[[Workload], None], *,
+                                     cutoff: datetime | None = None) -> ToolResult:
+        """``get_workload_status`` with ``admit(workload)`` (the service's scope check) run on the workload before
+        its events are read, which wait for it: what it raises ends the read after its one request."""
         return self._status(workload_id, None, cutoff, admit)
 
     def get_listed_workload_status(self, listed: Workload, *, cutoff: datetime | None = None) -> ToolResult:
