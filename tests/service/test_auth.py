@@ -109,14 +109,14 @@ def test_a_missing_workload_looks_the_same_as_another_projects(token_service):
 
 
 def test_a_refusal_takes_one_read_and_the_same_time_whether_the_workload_exists_or_not():
-    """Simulator at 250 ms a request: another project's workload, another cluster's and one that does not exist
-    are each refused after the same one read, in about the same time (an events read more would add 250 ms)."""
+    """Simulator at 400 ms a request: another project's workload, another cluster's and one that does not exist
+    are each refused after the same one read, in about the same time (an events read more would add 400 ms)."""
     world = two_project_world()
     far = copy.deepcopy(world["workloads"][0])
     far.update(id=FAR_ID, clusterId=FAR_CLUSTER, name="far-train", namespace="runai-ml-team")
     world["workloads"].append(far)
     missing = "00000000-0000-4000-8000-00000000dead"
-    with running_simulator(world, delay_ms=250) as sim, \
+    with running_simulator(world, delay_ms=400) as sim, \
             live_service(config_for(sim, auth="tokens", tokens=TOKENS)) as url:
         def refused(token: str, workload_id: str) -> tuple[float, list[str]]:
             clear(sim)
@@ -135,7 +135,7 @@ def test_a_refusal_takes_one_read_and_the_same_time_whether_the_workload_exists_
             runs = [refused(token, wid) for _ in range(3)]
             assert all(gets == [f"/api/v1/workloads/{wid}"] for _, gets in runs), (what, runs)
             times[what] = sorted(t for t, _ in runs)[1]
-    assert max(times.values()) - min(times.values()) < 0.15, times
+    assert max(times.values()) - min(times.values()) < 0.25, times  # loose: a shared machine
 
 
 def test_option_b_and_cluster_out_of_scope_are_refused_before_any_read(token_service, world_sim):
