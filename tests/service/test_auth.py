@@ -108,6 +108,7 @@ def test_a_missing_workload_looks_the_same_as_another_projects(token_service):
     assert admin.status_code == 200 and admin.json()["outcome"] == "needs_input"
 
 
+@pytest.mark.serial
 def test_a_refusal_takes_one_read_and_the_same_time_whether_the_workload_exists_or_not():
     """Simulator at 400 ms a request: another project's workload, another cluster's and one that does not exist
     are each refused after the same one read, in about the same time (an events read more would add 400 ms)."""

@@ -113,6 +113,7 @@ def _limited_files() -> None:  # the serve process: 256 open files, no way to ra
     resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
 
 
+@pytest.mark.serial
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_NOFILE on a child process (Linux)")
 def test_connections_that_never_finish_a_request_do_not_starve_healthz(tmp_path):
     """300 connections that send half a request line (more than the process has files for), one that trickles a
@@ -175,6 +176,7 @@ def test_connections_that_never_finish_a_request_do_not_starve_healthz(tmp_path)
     assert "Traceback" not in text and "Too many open files" not in text and "out of file descriptors" not in text, text
 
 
+@pytest.mark.serial
 def test_a_body_held_back_is_408_in_bounded_time_and_reads_nothing(sim):
     """Headers sent, the body never finished: 408 once WD_HEADER_TIMEOUT_S has passed since the app asked for it;
     nothing is read from Run:ai."""
