@@ -1,11 +1,13 @@
 """Where conversations live: a LangGraph checkpointer keyed by ``thread_id``.
 
-* default: SQLite, ``$XDG_STATE_HOME/workload-diagnose/chat.sqlite`` (else ``~/.local/state/...``), directory 0700;
+* default: SQLite, ``$XDG_STATE_HOME/workload-diagnose/chat.sqlite`` (else ``~/.local/state/...``);
 * ``WD_CHAT_STORE`` / ``--store``: a SQLite file path, ``sqlite:///PATH``, or ``postgresql://...``;
 * ``WD_CHAT_POSTGRES_DSN``: PostgreSQL (``langgraph-checkpoint-postgres``) when several replicas serve one
   conversation.
 
-Only redacted text is ever written (``agent.api.chat`` redacts a message before the graph sees it).
+Only redacted text is ever written (``agent.api.chat`` redacts a message before the graph sees it). A SQLite
+store is its owner's alone: the file is created 0600 (SQLite gives its ``-wal``/``-shm`` files the database
+file's mode) and a directory this creates 0700, whatever the umask.
 """
 from __future__ import annotations
 
@@ -50,7 +52,7 @@ def open_checkpointer(store: str | None = None) -> Iterator[Any]:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _private_file(path)
         conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
     except (OSError, sqlite3.Error) as e:
         raise InvalidInput(f"cannot open the chat store {path}: {e}") from None
@@ -62,6 +64,22 @@ def open_checkpointer(store: str | None = None) -> Iterator[Any]:
         yield saver
     finally:
         conn.close()
+
+
+def _private_file(path: Path) -> None:
+    """Create ``path`` 0600 (and each missing directory above it 0700) unless it exists; OSError otherwise."""
+    missing = [p for p in reversed(path.parents) if not p.exists()]
+    for d in missing:
+        d.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(d, 0o700)  # mkdir's mode is masked by the umask
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    try:
+        os.fchmod(fd, 0o600)  # the umask could only have narrowed it; say it once
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager

@@ -1,4 +1,4 @@
-"""``workload-diagnose serve [--host 127.0.0.1] [--port 8080] [--workers N]``: the HTTP service (issue 13).
+"""``workload-diagnose serve [--host 127.0.0.1] [--port 8080] [--workers N] [--allowed-host NAME]…``: HTTP.
 
 Settings come from the environment (``agent.service.config``). Without auth (``WD_AUTH`` / API tokens) the
 server binds to loopback only, says so at start, and refuses a non-loopback ``--host``. Exit status: 2 for bad
@@ -27,9 +27,15 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (non-loopback needs auth configured)."),
     port: int = typer.Option(8080, "--port", help="TCP port."),
     workers: int = typer.Option(1, "--workers", help="Worker processes (each with its own Run:ai pool)."),
+    allowed_host: list[str] = typer.Option([], "--allowed-host", metavar="NAME",
+                                           help="A host name the service answers to besides loopback (Host and "
+                                                "a browser's Origin); repeatable; adds to WD_ALLOWED_HOSTS."),
 ) -> None:
     """Serve the diagnosis over HTTP: POST /v1/diagnoses, /openapi.json, /healthz, /readyz, /metrics."""
-    from agent.service.config import ConfigError, ServiceConfig
+    import dataclasses
+    import os
+
+    from agent.service.config import ConfigError, ServiceConfig, parse_hosts
 
     if not 0 < port < 65536:
         fail(f"--port must be between 1 and 65535, not {port}", EXIT_USAGE)
@@ -37,8 +43,12 @@ def serve(
         fail(f"--workers must be at least 1, not {workers}", EXIT_USAGE)
     try:
         config = ServiceConfig.from_env()
+        hosts = parse_hosts([*config.allowed_hosts, *allowed_host])
     except ConfigError as e:
         fail(str(e), EXIT_USAGE)
+    if hosts:  # the workers read their settings from the environment
+        config = dataclasses.replace(config, allowed_hosts=hosts)
+        os.environ["WD_ALLOWED_HOSTS"] = ",".join(hosts)
     if not config.authenticated:
         if not is_loopback(host):
             fail(f"no auth is configured (WD_AUTH, WD_API_TOKENS_FILE): refusing to listen on {host}; configure "
@@ -53,20 +63,32 @@ def serve(
 
     import uvicorn
 
+    from agent.service.connections import limits_for, server_config
+
+    limits = limits_for(config)  # header and keep-alive timeouts, connections per worker (open files raised)
     common = dict(host=host, port=port, log_level="warning", access_log=False, server_header=False,
                   timeout_graceful_shutdown=10)
     if workers == 1:
         from agent.service.app import create_app
 
-        uvicorn.run(create_app(config), **common)
-        sys.exit(0)
+        from uvicorn.config import STARTUP_FAILURE
+
+        server = uvicorn.Server(server_config(create_app(config), limits, **common))
+        try:
+            server.run()
+        except KeyboardInterrupt:  # re-raised by uvicorn once it has shut down (as uvicorn.run)
+            pass
+        sys.exit(0 if server.started else STARTUP_FAILURE)
     from agent.service import workers as procs
 
     if not procs.available():  # no per-worker sockets here: uvicorn's workers, sharing one socket
-        uvicorn.run(procs.APP, factory=True, workers=workers, **common)
+        from agent.service.connections import GuardedH11  # its limits from the environment, in each worker
+
+        uvicorn.run(procs.APP, factory=True, workers=workers, http=GuardedH11, timeout_keep_alive=limits.keepalive_s,
+                    backlog=limits.backlog, **common)
         sys.exit(0)
     options = {k: v for k, v in common.items() if k not in ("host", "port")}
     try:
-        sys.exit(procs.serve_workers(workers, host, port, options))
+        sys.exit(procs.serve_workers(workers, host, port, options, limits))
     except OSError as e:
         fail(str(e), 1)

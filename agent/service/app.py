@@ -5,6 +5,7 @@ One :class:`Service` per process (built in the lifespan): the Run:ai connection 
 """
 from __future__ import annotations
 
+import asyncio
 import threading
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from fastapi.security import HTTPBearer
 from agent.service import errors
 from agent.service.auth import Principal, authenticate
 from agent.service.config import ServiceConfig
+from agent.service.connections import quiet_descriptor_exhaustion
+from agent.service.hosts import TrustedHosts
 from agent.service.limits import MAX_BODY_BYTES, BodySizeLimit
 from agent.service.metrics import Metrics
 from agent.service.routes import ROUTERS
@@ -25,6 +28,7 @@ from agent.service.runner import Runner
 from agent.service.upstream import Upstream
 
 TITLE = "workload-diagnose"
+CHAT_STORE_UNAVAILABLE = "the chat store is unavailable (the reason is in the service's log)"
 DESCRIPTION = ("Read-only, deterministic diagnosis of failed Run:ai GPU workloads. `POST /v1/diagnoses` answers "
                "exactly the `workload-diagnose failed --json` object.")
 
@@ -41,7 +45,8 @@ class Service:
 
     def chat_store(self) -> Any:
         """The one checkpointer of this process (PostgreSQL with ``WD_CHAT_POSTGRES_DSN``, so replicas share
-        threads; else ``WD_CHAT_STORE`` / the state directory's SQLite file). 503 when it cannot be opened."""
+        threads; else ``WD_CHAT_STORE`` / the state directory's SQLite file). 503 when it cannot be opened: the
+        reason (a path, an errno text, a database host) goes to the log, never to the caller."""
         with self._chat_lock:
             if self._chat is None:
                 from agent.chat.store import open_checkpointer
@@ -52,7 +57,8 @@ class Service:
                     self._chat = stack.enter_context(open_checkpointer(None))
                 except InvalidInput as e:
                     stack.close()
-                    raise HTTPException(503, f"the chat store is unavailable: {e}") from None
+                    errors.log.error("the chat store is unavailable: %s", errors.one_line(e))
+                    raise HTTPException(503, CHAT_STORE_UNAVAILABLE) from None
                 self._chat_exit = stack
             return self._chat
 
@@ -85,6 +91,7 @@ def create_app(config: ServiceConfig, *, transport: httpx.BaseTransport | None =
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        quiet_descriptor_exhaustion(asyncio.get_running_loop())
         upstream = Upstream(config, transport)
         runner = Runner(config, upstream, metrics)
         app.state.service = service = Service(config, upstream, runner, metrics)
@@ -100,8 +107,12 @@ def create_app(config: ServiceConfig, *, transport: httpx.BaseTransport | None =
     caller = _caller(config)
     for module in ROUTERS:
         app.include_router(import_module(module).build(caller))
-    app.add_middleware(BodySizeLimit, limit=MAX_BODY_BYTES,
-                       on_reject=lambda reason: metrics.rejected.labels(reason=reason).inc())
+    def rejected(reason: str) -> None:
+        metrics.rejected.labels(reason=reason).inc()
+
+    app.add_middleware(BodySizeLimit, limit=MAX_BODY_BYTES, on_reject=rejected, timeout_s=config.header_timeout_s)
+    if config.checks_host:  # outermost: a request for an untrusted host name is answered before anything else
+        app.add_middleware(TrustedHosts, hosts=frozenset(config.allowed_hosts), on_reject=rejected)
     return app
 
 

@@ -3,8 +3,9 @@
 * ``tokens``: a bearer API token from the configured list (compared by its SHA-256; the text is never kept),
   scoped to clusters and projects. The service account reads Run:ai. A request outside the scope is refused
   with 403 before any read when the request names it (cluster id; Option B's project), else right after the one
-  status read that tells the workload's project and cluster (:class:`ScopedSource`); the refusal says nothing
-  about the workload (the same words whether it exists elsewhere or not at all).
+  request that tells the workload's project and cluster (:class:`ScopedSource`: not its events); the refusal
+  says nothing about the workload (the same words, and the same one request, whether it exists elsewhere or
+  not at all).
 * ``passthrough``: the caller's own Run:ai bearer token is used for every Run:ai read: Run:ai's RBAC decides.
 * ``none``: no caller identity (the server binds to loopback only; ``serve`` refuses anything else).
 """
@@ -19,7 +20,7 @@ from typing import Any
 from agent.model.request import DiagnosisRequest
 from agent.service.config import ApiToken, ServiceConfig
 from tools.base import ToolResult, ToolStatus
-from tools.runai import ApiAuthError
+from tools.runai import ApiAuthError, RunaiClient
 
 DENIED = "this API token may not read that workload"  # "may not read": 403 in agent.entrypoints.errors
 
@@ -44,6 +45,19 @@ class Principal:
     @property
     def name(self) -> str:
         return self.token.name if self.token else self.mode
+
+    @property
+    def owner(self) -> str:
+        """Who owns what this caller keeps on the service (chat threads): one credential, never a display name.
+        The API token's hash (tokens mode), a digest of the caller's Run:ai token (pass-through: the token itself
+        is never stored), or the one local user (no auth). Stable across restarts and replicas."""
+        if self.token is not None:
+            who = f"token:{self.token.sha256}"
+        elif self.bearer:
+            who = "bearer:" + hashlib.sha256(self.bearer.encode()).hexdigest()
+        else:
+            who = self.mode
+        return hashlib.sha256(who.encode()).hexdigest()[:16]
 
     def check_request(self, req: DiagnosisRequest) -> None:
         """Refuse, before any read, what the request itself shows to be outside the token's scope."""
@@ -111,16 +125,25 @@ class ScopedSource:
         return r
 
     def get_workload_status(self, workload_id: str, *, cutoff: datetime | None = None) -> ToolResult:
-        r = self._inner.get_workload_status(workload_id, cutoff=cutoff)
+        """The status read, refused after its one request that tells the workload's cluster and project (the
+        REST client checks the workload before it reads the events); a workload that does not exist is refused
+        the same way to a token that does not see everything, after the same one request."""
+        if isinstance(self._inner, RunaiClient):
+            r = self._inner.get_admitted_workload_status(workload_id, self._admit, cutoff=cutoff)
+        else:
+            r = self._inner.get_workload_status(workload_id, cutoff=cutoff)
         w = r.data.workload if r.ok and r.data is not None else None
         if w is None:
-            # not found: a project-scoped token must not learn which ids exist in projects it cannot see
-            if r.status == ToolStatus.ABSENT and not self._token.all_projects:
+            # not found: a scoped token must not learn which ids exist in clusters or projects it cannot see
+            if r.status == ToolStatus.ABSENT and not self._token.sees_everything:
                 raise ScopeDenied()
             return r
+        self._admit(w)
+        return r
+
+    def _admit(self, w: Any) -> None:
         if not (self._token.allows_cluster(w.clusterId) and self._token.allows_project(w.projectName)):
             raise ScopeDenied()
-        return r
 
     def __getattr__(self, name: str) -> Any:  # the other reads: only after an allowed status
         return getattr(self._inner, name)

@@ -19,10 +19,21 @@ WD_READY_TTL_S             how long ``/readyz``'s Run:ai check is cached (defaul
 WD_KUBE                    ``auto`` (``KUBECONFIG``, else the in-cluster service account) or ``off``
 WD_TIER1                   the Run:ai source (a registered ``--tier1`` value, default ``rest``; its own variables
                            as for ``failed``); ``WD_AUTH=passthrough`` needs one that reads with a bearer token
+WD_HEADER_TIMEOUT_S        a connection must send a request's line and headers within this (default 10) of
+                           starting it, else it is closed (``agent.service.connections``), and its body within
+                           as long again, else 408 (``agent.service.limits``)
+WD_KEEPALIVE_S             an idle keep-alive connection is closed after this (default 5)
+WD_MAX_CONNECTIONS         open connections per worker (default 1000, at most half the open-file limit); one
+                           more closes the one that has waited longest for a request
+WD_ALLOWED_HOSTS           host names (comma-separated) the service answers to besides the loopback names
+                           (``Host``; a browser ``Origin`` must name one too): 421/403 otherwise. Checked
+                           without auth always, with auth only when set (``agent.service.hosts``);
+                           ``serve --allowed-host NAME`` adds one
 =========================  ==============================================================================
 """
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
@@ -34,6 +45,7 @@ from tools.runai import registry
 
 AuthMode = Literal["tokens", "passthrough", "none"]
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_DNS_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$")
 
 
 class ConfigError(ValueError):
@@ -54,8 +66,9 @@ class ApiToken:
         return "*" in self.projects or (project is not None and project in self.projects)
 
     @property
-    def all_projects(self) -> bool:
-        return "*" in self.projects
+    def sees_everything(self) -> bool:
+        """Every cluster and every project: the only scope that may learn a workload id does not exist."""
+        return "*" in self.clusters and "*" in self.projects
 
 
 @dataclass(frozen=True)
@@ -73,6 +86,10 @@ class ServiceConfig:
     kubeconfig: str | None = None
     tier1: str = "rest"
     sources: Mapping[str, str] = field(default_factory=dict)  # each source's declared variables that are set
+    allowed_hosts: tuple[str, ...] = ()
+    header_timeout_s: float = 10.0
+    keepalive_s: float = 5.0
+    max_connections: int = 1000
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "ServiceConfig":
@@ -94,12 +111,41 @@ class ServiceConfig:
                    deadline_s=_num(env, "WD_DIAGNOSIS_DEADLINE_S", 60.0, float),
                    ready_ttl_s=_num(env, "WD_READY_TTL_S", 5.0, float),
                    kube=kube, kubeconfig=env.get("KUBECONFIG") or None,  # type: ignore[arg-type]
-                   tier1=tier1, sources=registry.source_env(env))
+                   tier1=tier1, sources=registry.source_env(env),
+                   allowed_hosts=parse_hosts((env.get("WD_ALLOWED_HOSTS") or "").split(","), "WD_ALLOWED_HOSTS"),
+                   header_timeout_s=_num(env, "WD_HEADER_TIMEOUT_S", 10.0, float),
+                   keepalive_s=_num(env, "WD_KEEPALIVE_S", 5.0, float),
+                   max_connections=_num(env, "WD_MAX_CONNECTIONS", 1000, int))
 
     @property
     def authenticated(self) -> bool:
         return self.auth != "none"
 
+    @property
+    def checks_host(self) -> bool:
+        """Whether ``Host``/``Origin`` are checked (``agent.service.hosts``): without auth always, else when
+        hosts are configured."""
+        return not self.authenticated or bool(self.allowed_hosts)
+
+
+def parse_hosts(values: "list[str] | tuple[str, ...]", origin: str = "--allowed-host") -> tuple[str, ...]:
+    """Host names as ``WD_ALLOWED_HOSTS`` / ``--allowed-host`` give them: lower case, without brackets or a port
+    (any port is allowed); ConfigError (one line) for anything else."""
+    out: list[str] = []
+    for raw in values:
+        name = raw.strip().lower()
+        if not name:
+            continue
+        bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+        try:
+            bare = str(ipaddress.ip_address(bare))
+        except ValueError:
+            if not _DNS_NAME.match(bare) or len(bare) > 253:
+                raise ConfigError(f"{origin}: {raw.strip()[:100]!r} is not a host name or IP address (no scheme, "
+                                  "port, path or wildcard)") from None
+        if bare not in out:
+            out.append(bare)
+    return tuple(out)
 
 def _tier1(name: str, auth: str, env: Mapping[str, str]) -> str:
     """The service's Run:ai source: registered, able to read with the caller's token when auth passes it through,
@@ -161,6 +207,7 @@ def parse_tokens(doc: object, where: str = "the token document") -> tuple[ApiTok
         raise ConfigError(f"{where} has no 'tokens' list")
     out: list[ApiToken] = []
     seen: set[str] = set()
+    names: set[str] = set()
     for i, e in enumerate(entries):
         if not isinstance(e, dict):
             raise ConfigError(f"{where}: tokens[{i}] is not a mapping")
@@ -172,7 +219,10 @@ def parse_tokens(doc: object, where: str = "the token document") -> tuple[ApiTok
                               "itself is never stored)")
         if digest in seen:
             raise ConfigError(f"{where}: token {name!r} repeats another token's hash")
+        if name in names:  # a name is what logs and operators tell tokens apart by: one credential each
+            raise ConfigError(f"{where}: token name {name!r} is used twice: give each token its own name")
         seen.add(digest)
+        names.add(name)
         scopes = {}
         for key in ("clusters", "projects"):
             val = e.get(key)

@@ -1,9 +1,10 @@
-"""What one caller can make the service do: request body size (413) and concurrent diagnoses (429).
+"""What one caller can make the service do: request body size (413) and time (408), concurrent diagnoses (429).
 
-Both are decided before a diagnosis starts, so a rejected request makes no Run:ai read.
+All are decided before a diagnosis starts, so a rejected request makes no Run:ai read.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from typing import Any, Awaitable, Callable
@@ -21,14 +22,22 @@ class _TooLarge(BaseException):
     a 400) lets it through to this middleware."""
 
 
+class _TooSlow(BaseException):
+    """Raised from ``receive`` when the body stops arriving (a BaseException, as :class:`_TooLarge`)."""
+
+
 class BodySizeLimit:
     """ASGI middleware: a body over ``limit`` bytes is answered 413 (by its Content-Length before it is read, or
-    as soon as the streamed body passes the limit), never handed to the app."""
+    as soon as the streamed body passes the limit), never handed to the app; a body that has not all arrived
+    ``timeout_s`` after the app first asks for it is answered 408 (a client that sends headers and then holds
+    its body back would keep a request, and a connection the worker cannot close for another, for ever)."""
 
-    def __init__(self, app: Callable, limit: int = MAX_BODY_BYTES, on_reject: Callable[[str], None] | None = None):
+    def __init__(self, app: Callable, limit: int = MAX_BODY_BYTES, on_reject: Callable[[str], None] | None = None,
+                 timeout_s: float | None = None):
         self.app = app
         self.limit = limit
         self.on_reject = on_reject
+        self.timeout_s = timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -43,14 +52,27 @@ class BodySizeLimit:
                 return await self._reject(send)
         seen = 0
         started = False
+        loop = asyncio.get_running_loop()
+        body_by: float | None = None  # when the whole body must have arrived
+        body_done = False
 
         async def limited_receive() -> dict:
-            nonlocal seen
-            msg = await receive()
+            nonlocal seen, body_by, body_done
+            if body_done or self.timeout_s is None:  # after the body: the app waits for a disconnect, unbounded
+                msg = await receive()
+            else:
+                body_by = body_by or loop.time() + self.timeout_s
+                try:
+                    msg = await asyncio.wait_for(receive(), max(0.0, body_by - loop.time()))
+                except asyncio.TimeoutError:
+                    raise _TooSlow() from None
             if msg["type"] == "http.request":
                 seen += len(msg.get("body") or b"")
                 if seen > self.limit:
                     raise _TooLarge()
+                body_done = body_done or not msg.get("more_body", False)
+            else:
+                body_done = True
             return msg
 
         async def tracking_send(msg: dict) -> None:
@@ -64,12 +86,18 @@ class BodySizeLimit:
         except _TooLarge:
             if not started:
                 await self._reject(send)
+        except _TooSlow:
+            if not started:
+                await self._reject(send, 408, "body_too_slow", f"the request body did not arrive within "
+                                                               f"{self.timeout_s:g} s")
 
-    async def _reject(self, send: Send) -> None:
+    async def _reject(self, send: Send, status: int = 413, reason: str = "body_too_large",
+                      detail: str | None = None) -> None:
         if self.on_reject:
-            self.on_reject("body_too_large")
-        body = json.dumps({"detail": f"the request body is larger than {self.limit // 1024} KiB"}).encode()
-        await send({"type": "http.response.start", "status": 413,
+            self.on_reject(reason)
+        detail = detail or f"the request body is larger than {self.limit // 1024} KiB"
+        body = json.dumps({"detail": detail}).encode()
+        await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                                 (b"connection", b"close")]})
         await send({"type": "http.response.body", "body": body})

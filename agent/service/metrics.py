@@ -3,7 +3,7 @@
 * ``workload_diagnose_diagnoses_total{outcome,category}``  diagnoses answered (category ``none`` unless diagnosed)
 * ``workload_diagnose_diagnosis_seconds``                   latency of a diagnosis (histogram)
 * ``workload_diagnose_upstream_errors_total{kind}``        Run:ai reads that failed (timeout, unreachable, …)
-* ``workload_diagnose_rejected_total{reason}``             requests refused before any read (413/422/401/403/429)
+* ``workload_diagnose_rejected_total{reason}``             requests refused before any read (421/413/422/401/403/429)
 * ``workload_diagnose_failures_total{status}``             diagnoses that ended in an error status (502/504/…)
 * ``workload_diagnose_in_flight``                          diagnoses running now
 

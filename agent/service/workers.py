@@ -23,10 +23,10 @@ from typing import Any
 
 from uvicorn.config import STARTUP_FAILURE  # a worker's exit status when it could not start serving
 
+from agent.service.connections import ConnectionLimits, server_config
 from agent.service.metrics import SHARED_DIR_ENV
 
 APP = "agent.service.app:from_env"
-BACKLOG = 2048
 RESTART_BACKOFF_S = 1.0
 STOP_GRACE_S = 15.0
 
@@ -57,17 +57,17 @@ def _cannot_listen(host: str, port: int, e: OSError) -> str:
     return f"cannot listen on {host}:{port}: {e.strerror or e}"
 
 
-def _worker(host: str, port: int, options: dict[str, Any]) -> None:
+def _worker(host: str, port: int, options: dict[str, Any], limits: ConnectionLimits) -> None:
     """One worker process: its own socket in the port's group, one uvicorn server on it."""
     import uvicorn
 
     try:
         sock = bound_socket(host, port)
-        sock.listen(BACKLOG)
+        sock.listen(limits.backlog)
     except OSError as e:
         sys.stderr.write(f"workload-diagnose: error: {_cannot_listen(host, port, e)}\n")
         sys.exit(STARTUP_FAILURE)
-    config = uvicorn.Config(APP, factory=True, host=host, port=port, backlog=BACKLOG, **options)
+    config = server_config(APP, limits, factory=True, host=host, port=port, **options)
     server = uvicorn.Server(config)
     server.run(sockets=[sock])
     if not server.started:  # the app's startup failed: starting it again would fail the same way
@@ -77,14 +77,15 @@ def _worker(host: str, port: int, options: dict[str, Any]) -> None:
 class Supervisor:
     """Starts the workers, starts again one that exits while the service runs, stops them all on SIGINT/SIGTERM."""
 
-    def __init__(self, workers: int, host: str, port: int, options: dict[str, Any]):
-        self.n, self.host, self.port, self.options = workers, host, port, options
+    def __init__(self, workers: int, host: str, port: int, options: dict[str, Any], limits: ConnectionLimits):
+        self.n, self.host, self.port, self.options, self.limits = workers, host, port, options, limits
         self._ctx = multiprocessing.get_context("spawn")  # a fresh interpreter: no thread or lock of the parent
         self._procs: list[Any] = []
         self._stopping = False
 
     def _start(self) -> Any:
-        p = self._ctx.Process(target=_worker, args=(self.host, self.port, self.options), name="wd-serve-worker")
+        p = self._ctx.Process(target=_worker, args=(self.host, self.port, self.options, self.limits),
+                              name="wd-serve-worker")
         p.start()
         p.started_at = time.monotonic()  # type: ignore[attr-defined]
         return p
@@ -159,11 +160,12 @@ def _forget_worker(pid: int) -> None:
     multiprocess.mark_process_dead(pid)
 
 
-def serve_workers(workers: int, host: str, port: int, options: dict[str, Any]) -> int:
+def serve_workers(workers: int, host: str, port: int, options: dict[str, Any],
+                  limits: ConnectionLimits | None = None) -> int:
     """Check the port is free, then run ``workers`` worker processes on it; the exit status. The check binds
     without ``SO_REUSEPORT``: a port another service (even another ``serve``) listens on is refused, not shared."""
     try:
         bound_socket(host, port, reuseport=False).close()
     except OSError as e:
         raise OSError(_cannot_listen(host, port, e)) from None
-    return Supervisor(workers, host, port, options).run()
+    return Supervisor(workers, host, port, options, limits or ConnectionLimits()).run()

@@ -40,3 +40,30 @@ def test_unusable_stores_are_one_line_errors(tmp_path):
         with open_checkpointer("postgresql://wd:s3cr3t-pass@127.0.0.1:9/postgres?connect_timeout=2"):
             pass
     assert "s3cr3t-pass" not in str(e.value)
+
+
+def test_sqlite_store_and_its_wal_files_are_the_owners_alone(tmp_path):
+    """Created 0600 (its -wal/-shm too) and its new directories 0700 even under a permissive umask; a store that
+    already exists keeps the mode its owner gave it."""
+    import os
+
+    old = os.umask(0o002)
+    try:
+        target = tmp_path / "new" / "chat.sqlite"
+        with open_checkpointer(str(target)) as cp:
+            cp.put({"configurable": {"thread_id": "t", "checkpoint_ns": ""}},
+                   {"v": 1, "id": "1ef0c0de-0000-6000-8000-000000000000", "ts": "2026-01-01T00:00:00+00:00",
+                    "channel_values": {}, "channel_versions": {}, "versions_seen": {}}, {}, {})
+            files = sorted(p.name for p in target.parent.iterdir())
+            modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in target.parent.iterdir()}
+        assert files == ["chat.sqlite", "chat.sqlite-shm", "chat.sqlite-wal"]
+        assert set(modes.values()) == {0o600}, modes
+        assert stat.S_IMODE(target.parent.stat().st_mode) == 0o700
+        mine = tmp_path / "mine.sqlite"
+        mine.touch(mode=0o640)
+        os.chmod(mine, 0o640)
+        with open_checkpointer(str(mine)):
+            pass
+        assert stat.S_IMODE(mine.stat().st_mode) == 0o640
+    finally:
+        os.umask(old)

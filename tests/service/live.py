@@ -39,8 +39,11 @@ def live_service(config: ServiceConfig, transport=None) -> Iterator[str]:
     from agent.service.app import create_app
 
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(config, transport=transport), host="127.0.0.1", port=port,
-                                           log_level="warning", access_log=False, lifespan="on"))
+    from agent.service.connections import limits_for, server_config
+
+    server = uvicorn.Server(server_config(create_app(config, transport=transport), limits_for(config),
+                                          host="127.0.0.1", port=port, log_level="warning", access_log=False,
+                                          lifespan="on"))  # as `serve` runs it
     t = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)
     t.start()
     deadline = time.monotonic() + 20

@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from urllib.parse import urlsplit
 
 import httpx
@@ -43,8 +44,9 @@ def two_project_world() -> dict:
     return world
 
 
+FAR_ID, FAR_CLUSTER = "5c0ffee0-1d2e-4f3a-8b4c-5d6e7f8a9b0c", "9b1d4e22-0000-4000-8000-000000000000"
 TEXTS, TOKENS = tokens(ml=(["*"], ["ml-team"]), vision=(["*"], [OTHER_PROJECT]),
-                       elsewhere=(["9b1d4e22-0000-4000-8000-000000000000"], ["*"]), admin=(["*"], ["*"]))
+                       elsewhere=([FAR_CLUSTER], ["*"]), admin=(["*"], ["*"]), one_cluster=([CLUSTER], ["*"]))
 
 
 def auth(name: str) -> dict:
@@ -89,7 +91,7 @@ def test_scoped_token_probing_another_projects_workload_reads_only_its_status(to
     assert r.status_code == 403
     _no_leak(r)
     gets = sorted(urlsplit(p).path for m, p in reads(world_sim) if m == "GET")
-    assert gets == [f"/api/v1/workloads/{OTHER_ID}", f"/api/v1/workloads/{OTHER_ID}/events"]  # the status call only
+    assert gets == [f"/api/v1/workloads/{OTHER_ID}"]  # the one request that tells the project: not its events
     # the owner of that project may read it
     ok = httpx.post(f"{token_service}/v1/diagnoses", json=body, headers=auth("vision"), timeout=30)
     assert ok.status_code == 200 and ok.json()["workload"]["name"] == OTHER_NAME
@@ -104,6 +106,37 @@ def test_a_missing_workload_looks_the_same_as_another_projects(token_service):
     # an all-projects token may learn that it does not exist
     admin = httpx.post(f"{token_service}/v1/diagnoses", json=body, headers=auth("admin"), timeout=30)
     assert admin.status_code == 200 and admin.json()["outcome"] == "needs_input"
+
+
+@pytest.mark.serial
+def test_a_refusal_takes_one_read_and_the_same_time_whether_the_workload_exists_or_not():
+    """Simulator at 400 ms a request: another project's workload, another cluster's and one that does not exist
+    are each refused after the same one read, in about the same time (an events read more would add 400 ms)."""
+    world = two_project_world()
+    far = copy.deepcopy(world["workloads"][0])
+    far.update(id=FAR_ID, clusterId=FAR_CLUSTER, name="far-train", namespace="runai-ml-team")
+    world["workloads"].append(far)
+    missing = "00000000-0000-4000-8000-00000000dead"
+    with running_simulator(world, delay_ms=400) as sim, \
+            live_service(config_for(sim, auth="tokens", tokens=TOKENS)) as url:
+        def refused(token: str, workload_id: str) -> tuple[float, list[str]]:
+            clear(sim)
+            t0 = time.perf_counter()
+            r = httpx.post(f"{url}/v1/diagnoses", json={"cluster_id": CLUSTER, "workload_id": workload_id,
+                                                         "now": ML.args.now}, headers=auth(token), timeout=30)
+            took = time.perf_counter() - t0
+            assert r.status_code == 403 and r.json() == {"detail": DENIED}, (token, workload_id, r.text)
+            return took, [urlsplit(p).path for m, p in reads(sim) if m == "GET"]
+
+        httpx.post(f"{url}/v1/diagnoses", json=body_of(ML), headers=auth("ml"), timeout=60)  # the token exchange
+        cases = {"another project's": ("ml", OTHER_ID), "missing (project scope)": ("ml", missing),
+                 "another cluster's": ("one_cluster", FAR_ID), "missing (cluster scope)": ("one_cluster", missing)}
+        times = {}
+        for what, (token, wid) in cases.items():
+            runs = [refused(token, wid) for _ in range(3)]
+            assert all(gets == [f"/api/v1/workloads/{wid}"] for _, gets in runs), (what, runs)
+            times[what] = sorted(t for t, _ in runs)[1]
+    assert max(times.values()) - min(times.values()) < 0.25, times  # loose: a shared machine
 
 
 def test_option_b_and_cluster_out_of_scope_are_refused_before_any_read(token_service, world_sim):

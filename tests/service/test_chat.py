@@ -85,9 +85,54 @@ def test_a_thread_belongs_to_its_token(sim, scenarios, tmp_path, monkeypatch):
         assert sc.args.workload_id not in json.dumps(body)
 
 
-def _serve(port: int, sim, dsn: str) -> subprocess.Popen:
+def _credentials(*pairs: tuple[str, str]) -> tuple:
+    """(headers for each (name, token text), the WD_API_TOKENS document), every token scoped to everything."""
+    import hashlib
+
+    doc = {"tokens": [{"name": n, "sha256": hashlib.sha256(t.encode()).hexdigest(), "clusters": ["*"],
+                       "projects": ["*"]} for n, t in pairs]}
+    return (*({"Authorization": f"Bearer {t}"} for _, t in pairs), json.dumps(doc))
+
+
+def test_a_thread_belongs_to_a_credential_not_to_a_name(sim, scenarios, tmp_path, monkeypatch):
+    """Across a restart on one store: a rotated token that took the old one's name starts its own thread; the old
+    credential, renamed, still continues its own."""
+    from agent.service.config import parse_tokens
+
+    monkeypatch.setenv("WD_CHAT_STORE", str(tmp_path / "chat.sqlite"))
+    monkeypatch.delenv("WD_CHAT_POSTGRES_DSN", raising=False)
+    sc = _terminal(scenarios)
+    old, first = _credentials(("bot", "old-secret"))
+    new, old_renamed, doc = _credentials(("bot", "new-secret"), ("bot-retired", "old-secret"))
+    with live_service(config_for(sim, auth="tokens", tokens=parse_tokens(json.loads(first)))) as url:
+        assert _post(url, "ops", f"why did my workload {sc.args.workload_id} fail?", old).json()["missing"] == [
+            "cluster_id"]
+    with live_service(config_for(sim, auth="tokens", tokens=parse_tokens(json.loads(doc)))) as url:  # restarted
+        r = _post(url, "ops", f"cluster {sc.args.cluster_id}", new)
+        body = r.json()
+        assert r.status_code == 200 and body["diagnosis"] is None and "workload" in body["missing"]
+        assert sc.args.workload_id not in json.dumps(body)
+        mine = _post(url, "ops", f"cluster {sc.args.cluster_id}", old_renamed).json()
+        assert mine["needs_input"] is False and mine["diagnosis"]["workload"]["id"] == sc.args.workload_id
+
+
+def test_two_tokens_with_one_name_stop_the_service_at_start(tmp_path):
+    from agent.service.config import ConfigError, parse_tokens
+
+    _, _, doc = _credentials(("bot", "first-secret"), ("bot", "second-secret"))
+    with pytest.raises(ConfigError, match="token name 'bot' is used twice"):
+        parse_tokens(json.loads(doc))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("WD_", "RUNAI_"))}
+    p = subprocess.run([sys.executable, "-m", "agent.entrypoints.cli", "serve", "--port", str(free_port())],
+                       env={**env, "WD_API_TOKENS": doc}, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "used twice" in lines[0] and "Traceback" not in p.stderr
+
+
+def _serve(port: int, sim, dsn: str, **extra: str) -> subprocess.Popen:
     env = {**os.environ, "RUNAI_BASE_URL": sim.url, "RUNAI_CLIENT_ID": sim.client_id,
-           "RUNAI_CLIENT_SECRET": sim.client_secret, "WD_KUBE": "off", "WD_CHAT_POSTGRES_DSN": dsn}
+           "RUNAI_CLIENT_SECRET": sim.client_secret, "WD_KUBE": "off", "WD_CHAT_POSTGRES_DSN": dsn, **extra}
     env.pop("WD_CHAT_STORE", None)
     return subprocess.Popen([sys.executable, "-m", "agent.entrypoints.cli", "serve", "--port", str(port)],
                             env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -108,20 +153,24 @@ def _wait_ready(url: str, proc: subprocess.Popen) -> None:
 
 
 def test_two_replicas_serve_one_conversation_through_postgresql(sim, scenarios, postgres_dsn):
+    """A's conversation continues on the other replica; B, with the same thread id, has its own there too."""
     sc = _terminal(scenarios)
     ports = free_port(), free_port()
-    procs = [_serve(p, sim, postgres_dsn) for p in ports]
+    a, b, doc = _credentials(("bot-a", "replica-a-secret"), ("bot-b", "replica-b-secret"))
+    procs = [_serve(p, sim, postgres_dsn, WD_API_TOKENS=doc) for p in ports]
     try:
         urls = [f"http://127.0.0.1:{p}" for p in ports]
         for u, p in zip(urls, procs):
             _wait_ready(u, p)
-        first = _post(urls[0], "replicated", f"what killed my workload {sc.args.workload_id}?").json()
+        first = _post(urls[0], "replicated", f"what killed my workload {sc.args.workload_id}?", a).json()
         assert first["needs_input"] is True and first["missing"] == ["cluster_id"]
-        second = _post(urls[1], "replicated", f"cluster {sc.args.cluster_id}").json()  # the other replica
+        other = _post(urls[1], "replicated", f"cluster {sc.args.cluster_id}", b).json()
+        assert other["diagnosis"] is None and sc.args.workload_id not in json.dumps(other)
+        second = _post(urls[1], "replicated", f"cluster {sc.args.cluster_id}", a).json()  # the other replica
         assert second["needs_input"] is False, second
         assert (second["diagnosis"]["outcome"], second["diagnosis"]["category"]) == (sc.expected.outcome,
                                                                                       sc.expected.category)
-        again = _post(urls[0], "replicated", "is it recurring?").json()  # a follow-up back on the first one
+        again = _post(urls[0], "replicated", "is it recurring?", a).json()  # a follow-up back on the first one
         assert again["needs_input"] is False and again["reply"]
     finally:
         for p in procs:
@@ -131,3 +180,21 @@ def test_two_replicas_serve_one_conversation_through_postgresql(sim, scenarios, 
                 p.wait(15)
             except subprocess.TimeoutExpired:
                 p.kill()
+
+
+def test_an_unusable_store_is_a_503_that_names_no_server_path(sim, tmp_path, monkeypatch, caplog):
+    """The caller learns the store is unavailable; the path and the errno text are in the service's log only."""
+    import logging
+
+    (tmp_path / "not-a-dir").write_text("x")
+    bad = tmp_path / "not-a-dir" / "chat.sqlite"
+    monkeypatch.setenv("WD_CHAT_STORE", str(bad))
+    monkeypatch.delenv("WD_CHAT_POSTGRES_DSN", raising=False)
+    caplog.set_level(logging.ERROR, logger="workload_diagnose.service")
+    with live_service(config_for(sim)) as url:
+        r = _post(url, "t-503", "hi")
+    assert r.status_code == 503
+    assert r.json() == {"detail": "the chat store is unavailable (the reason is in the service's log)"}
+    for leak in (str(tmp_path), "not-a-dir", "chat.sqlite", "Not a directory", "Errno"):
+        assert leak not in r.text
+    assert str(bad) in caplog.text and "Not a directory" in caplog.text

@@ -105,7 +105,7 @@ def test_a_burst_of_keepalive_connections_reaches_every_worker():
         conns = [socket.create_connection(("127.0.0.1", port)) for _ in range(32)]  # all at once, kept open
         try:
             for c in conns:
-                c.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                c.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             for c in conns:
                 c.settimeout(30)
                 assert c.recv(4096).startswith(b"HTTP/1.1 200")
@@ -174,7 +174,7 @@ def test_every_worker_answers_metrics_for_the_whole_service():
         body = b'{"cluster_id": "c", "workload_id": "w", "bogus": 1}'  # an unknown field: 422, no Run:ai read
         try:
             for c in conns:
-                c.sendall(b"POST /v1/diagnoses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                c.sendall(b"POST /v1/diagnoses HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                           b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
             for c in conns:
                 c.settimeout(30)

@@ -3,13 +3,12 @@
 
 The conversation lives in the service's chat store (``agent.service.chatstore``): PostgreSQL when
 ``WD_CHAT_POSTGRES_DSN`` is set, so any replica behind a load balancer continues any thread. A thread belongs to
-its caller: the store key is the caller's identity plus the thread id, so one API token can never read or
+its caller: the store key is the caller's credential plus the thread id, so one API token can never read or
 continue another's conversation. The turn runs in the service's bounded pool (429 when full, 504 past the
 deadline) and reads Run:ai through the caller's scope (a workload outside it is a 403, as for diagnoses).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any, Callable
 
@@ -30,15 +29,8 @@ class ChatMessage(BaseModel):
 
 
 def owner_key(principal: Principal) -> str:
-    """Who owns a thread: the API token's name (tokens mode), a digest of the caller's Run:ai token
-    (pass-through: never stored itself), or the one local user (no auth)."""
-    if principal.token is not None:
-        who = f"token:{principal.token.name}"
-    elif principal.bearer:
-        who = "bearer:" + hashlib.sha256(principal.bearer.encode()).hexdigest()
-    else:
-        who = principal.mode
-    return hashlib.sha256(who.encode()).hexdigest()[:16]
+    """Who owns a thread: one credential (``Principal.owner``), never a token's display name."""
+    return principal.owner
 
 
 def build(caller: Callable[..., Any]) -> APIRouter:

@@ -191,7 +191,14 @@ class RunaiClient(Wire, Token):
         read, the listed object stands in for ``GET …/{id}``."""
         return self._status(listed.id, listed, cutoff)
 
-    def _status(self, workload_id: str, listed: Workload | None, cutoff: datetime | None) -> ToolResult:
+    def get_admitted_workload_status(self, workload_id: str, admit: Callable[[Workload], None], *,
+                                     cutoff: datetime | None = None) -> ToolResult:
+        """``get_workload_status`` with ``admit(workload)`` (the service's scope check) run on the workload before
+        its events are read, which wait for it: what it raises ends the read after its one request."""
+        return self._status(workload_id, None, cutoff, admit)
+
+    def _status(self, workload_id: str, listed: Workload | None, cutoff: datetime | None,
+                admit: Callable[[Workload], None] | None = None) -> ToolResult:
         check_id(workload_id, "workload id")
         wid = quote(workload_id, safe="")
 
@@ -200,7 +207,7 @@ class RunaiClient(Wire, Token):
             event_notes: list[str] = []
             # the events are read beside the workload (a shared pool: no thread is started per read), or after
             # it when this client reads one thing at a time (concurrent_reads=False)
-            alongside = listed is None and self.concurrent_reads
+            alongside = listed is None and self.concurrent_reads and admit is None
             args = (self._events, get, wid, cutoff, event_invs, event_notes)
             fe = beside(*args) if alongside else None
             if listed is None:
@@ -211,6 +218,8 @@ class RunaiClient(Wire, Token):
                         fe.exception()  # (the events read ends first, whatever it gives)
                     raise
                 invs.append(inv)
+                if admit is not None and isinstance(body, dict):
+                    admit(parse_lenient(Workload, body, "workload")[0])
             if fe is None:
                 fe = inline(*args)
             events: list[Event] | None
