@@ -14,11 +14,8 @@ from typing import Callable, Protocol
 
 from agent.model.signals import Kind, Signal
 
-# A sample: (reason, message) as a system component wrote it; a bare string is a message without a reason.
-Sample = "tuple[str | None, str | None] | str"
-
-
 def as_pair(s) -> tuple[str | None, str | None]:
+    """A sample is (reason, message) as a system component wrote it; a bare string is a message without a reason."""
     return (None, s) if isinstance(s, str) else s
 
 
@@ -134,8 +131,6 @@ class Category:
     summary: str
     recommend: Callable[[RecoContext], list[str]]
     rules: tuple[SignalRule, ...] = ()  # rules whose kinds are this category's direct signals
-    # extra kinds that decide this category without a message rule (exit-code and container-state kinds)
-    extra_kinds: frozenset[Kind] = frozenset()
     objects: frozenset[str] = frozenset()  # object kinds other than the workload's own that may carry it
     needs_metrics: bool = False  # Step 4: get_workload_metrics is needed (OOM: request/limit/peak)
     tier2_reason: Callable[[VerdictLike], str | None] = _never  # why Tier 2 evidence is needed, or None
@@ -148,7 +143,7 @@ class Category:
 
     @property
     def kinds(self) -> frozenset[Kind]:
-        return frozenset(r.kind for r in self.rules) | self.extra_kinds
+        return frozenset(r.kind for r in self.rules)
 
 
 _CACHE: dict[str, re.Pattern] = {}

@@ -52,3 +52,17 @@ def test_chat_words_samples(words, name):
 def test_the_fallback_is_last_and_precedence_is_the_order():
     assert CATEGORIES[-1] is UNKNOWN
     assert [c.precedence for c in CATEGORIES] == sorted(c.precedence for c in CATEGORIES)
+
+
+def test_read_the_node_decision_comes_from_the_records():
+    from agent.model.signals import Kind, Signal
+    from agent.taxonomy import reads_node
+
+    def sig(kind):
+        return Signal(kind=kind, source="test", text=kind.value)
+
+    assert reads_node([])  # nothing explains the failure: node conditions are one of the causes
+    assert reads_node([sig(Kind.EXIT_137)])
+    assert reads_node([sig(Kind.OOM), sig(Kind.NODE_FAILURE)])  # node evidence, even when another category wins
+    assert not reads_node([sig(Kind.OOM)])
+    assert not reads_node([sig(Kind.APP_EXIT), sig(Kind.CRASH_LOOP)])
