@@ -66,3 +66,11 @@ def test_read_the_node_decision_comes_from_the_records():
     assert reads_node([sig(Kind.OOM), sig(Kind.NODE_FAILURE)])  # node evidence, even when another category wins
     assert not reads_node([sig(Kind.OOM)])
     assert not reads_node([sig(Kind.APP_EXIT), sig(Kind.CRASH_LOOP)])
+
+
+def test_every_triage_group_names_a_fact_reader():
+    from agent.triage.patterns import FACTS, RULES
+
+    groups = [(c.name, g) for c in CATEGORIES for g in c.triage]
+    assert groups and all(g.facts in FACTS for _, g in groups)
+    assert [(r.kind, r.categories) for r in RULES] == [(g.kind, frozenset({n})) for n, g in groups]
