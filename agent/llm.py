@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.model.result import DiagnosisResult, Explanation
-from agent.taxonomy import NAMES
+from agent.taxonomy import NAMES, UNKNOWN, names_pattern
 
 
 def _evidence_texts(res: DiagnosisResult) -> list[str]:
@@ -61,7 +61,7 @@ def explain(res: DiagnosisResult, model: Any) -> Explanation:
         _msg, text = call(model, build_messages(res, marker), Budget(model.bounds))
     except ModelFailed as e:  # a failing model is not a failed diagnosis
         return Explanation(text=res.report, source="deterministic", rejected_reasons=[str(e)])
-    category = res.category if res.outcome == "diagnosed" and res.category else "UNKNOWN"
+    category = res.category if res.outcome == "diagnosed" and res.category else UNKNOWN.name
     reasons: list[str] = []
     if marker in text:
         reasons.append("echoes the spotlight marker")
@@ -71,8 +71,7 @@ def explain(res: DiagnosisResult, model: Any) -> Explanation:
     if res.outcome != "diagnosed":
         import re
 
-        if re.search(r"\b(OOM_KILLED|IMAGE_PULL_FAILED|INIT_FAILED|DATASOURCE_MOUNT_FAILED|CRASH_APP_ERROR|"
-                     r"NODE_FAILURE|SCHEDULING_POLICY_TERMINATED)\b", text):
+        if re.search(names_pattern(failures_only=True), text):
             reasons.append("names a failure category for a workload that was not diagnosed")
     if reasons:
         return Explanation(text=res.report, source="deterministic", rejected_reasons=sorted(set(reasons)))

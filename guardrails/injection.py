@@ -98,8 +98,12 @@ _CONFUSABLES = str.maketrans({
 _HAS_CONFUSABLE = re2.compile("[" + "".join(chr(c) for c in _CONFUSABLES) + "]")._regexp.Match
 
 # ------------------------------------------------------------------------------------------ rules
-_CATS = (r"OOM_KILLED|IMAGE_PULL_FAILED|INIT_FAILED|DATASOURCE_MOUNT_FAILED|CRASH_APP_ERROR|NODE_FAILURE"
-         r"|SCHEDULING_POLICY_TERMINATED|UNKNOWN|PREEMPTED")
+# A verdict an attacker dictates: any upper-case identifier (a category, an outcome) in a verdict slot, matched
+# case-sensitively inside the case-insensitive rules. The rules need no list of the product's names: guardrails
+# never hold a copy of the taxonomy, and a new category is covered without an edit here.
+_VERDICT = r"(?-i:[A-Z][A-Z0-9]{2,}(?:_[A-Z0-9]+)*)"
+_SNAKE_VERDICT = r"(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"  # OOM_KILLED-shaped: words joined by '_'
+
 _WS = r"[\s\-_*]+"  # separators attackers use between words (spaces, newlines, underscores, markdown)
 
 INJECTION_RULES: list[tuple[str, str]] = [
@@ -131,11 +135,11 @@ INJECTION_RULES: list[tuple[str, str]] = [
      r"\b(?:classify|categori[sz]e|label|diagnose|mark|conclude)\s+(?:this|it|that|the\s+(?:workload|failure|job|pod"
      r"|error|issue|incident|run|crash))\s+(?:as|is)\b"
      r"|\b(?:category|verdict|root[\s_\-]*cause|diagnosis|classification|failure\s+reason)(?:\s*[:=]|\s+(?:is|should\s+be"
-     r"|must\s+be|will\s+be))\s*[\"'`*]*(?:" + _CATS + r")\b"
+     r"|must\s+be|will\s+be))\s*[\"'`*]*" + _VERDICT + r"\b"
      r"|\b(?:category|verdict|diagnosis|classification)\s+(?:should|must|shall)\s+(?:be|read|say)\b"
      r"|\b(?:say|state|conclude|answer|respond|reply|report)\s+(?:that\s+)?(?:this|it|the)(?:\s+\w+)?\s+(?:is|was)\s+"
-     r"(?:a\s+|an\s+)?(?:" + _CATS + r"|not\s+(?:a\s+)?(?:failure|oom|an?\s+error)|successful|healthy|fine)\b"
-     r"|\b(?:" + _CATS.replace("|UNKNOWN", "") + r")\b\s*(?:is\s+the\s+(?:correct|right|only)|must\s+be\s+(?:reported|returned|chosen))"),
+     r"(?:a\s+|an\s+)?(?:" + _VERDICT + r"|not\s+(?:a\s+)?(?:failure|oom|an?\s+error)|successful|healthy|fine)\b"
+     r"|\b" + _SNAKE_VERDICT + r"\b\s*(?:is\s+the\s+(?:correct|right|only)|must\s+be\s+(?:reported|returned|chosen))"),
     ("tool_call",
      r"\b(?:call|invoke|use|run|execute|trigger)\s+(?:the\s+)?(?:[\w.\-]+\s+){0,2}?(?:tool|function|endpoint|mcp)\b"
      r"|\b(?:function_call|tool_calls?|tool_use)\b"

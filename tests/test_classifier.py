@@ -7,7 +7,8 @@ import pytest
 
 from agent.taxonomy import CATEGORIES, NAMES
 from agent.taxonomy import classify
-from agent.evidence.rules import image_pull_class, kinds_from_reason_message
+from agent.evidence.rules import kinds_from_reason_message
+from agent.taxonomy.categories.image_pull_failed import image_pull_class
 from agent.model.signals import Kind, Signal
 
 

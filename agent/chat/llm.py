@@ -153,7 +153,7 @@ def phrase(model: Bounded, text: str, diagnosis: dict | None, budget: Budget,
     import guardrails
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    from agent.taxonomy import NAMES
+    from agent.taxonomy import NAMES, UNKNOWN
 
     category = (diagnosis or {}).get("category") if (diagnosis or {}).get("outcome") == "diagnosed" else None
     marker = guardrails.new_marker()
@@ -165,7 +165,7 @@ def phrase(model: Bounded, text: str, diagnosis: dict | None, budget: Budget,
     if said is None:
         return text, [usage.error or "no model"]
     evidence = [text] + [e.get("text", "") for e in (diagnosis or {}).get("evidence") or []]
-    v = guardrails.validate_llm_output(said, category=category or "UNKNOWN", evidence_texts=evidence,
+    v = guardrails.validate_llm_output(said, category=category or UNKNOWN.name, evidence_texts=evidence,
                                       categories=NAMES)
     reasons = list(v.reasons)
     if marker in said:
@@ -173,7 +173,7 @@ def phrase(model: Bounded, text: str, diagnosis: dict | None, budget: Budget,
     if category and category not in said:
         reasons.append(f"drops the category {category}")
     if not category:
-        named = sorted(n for n in NAMES if n != "UNKNOWN" and n in said and n not in text)
+        named = sorted(n for n in NAMES if n != UNKNOWN.name and n in said and n not in text)
         reasons += [f"names category {n} that the reply does not" for n in named]
     if reasons:
         return text, sorted(set(reasons))

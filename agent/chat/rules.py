@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent.taxonomy.registry import CHAT_WORDS
+
 UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,251}[A-Za-z0-9])?(?![A-Za-z0-9])"
 Q = r"[\"'`]?"  # an optional quote around a value
@@ -263,16 +265,8 @@ health healthy status latency slow queue quota down up ok okay fine broken busy 
 unavailable overloaded
 """.split())
 
-CATEGORY_ALIASES: tuple[tuple[str, str], ...] = (
-    (r"\boom|out\s+of\s+memory|memory", "OOM_KILLED"),
-    (r"image|pull|registry", "IMAGE_PULL_FAILED"),
-    (r"\binit", "INIT_FAILED"),
-    (r"mount|volume|pvc|data\s*source|datasource", "DATASOURCE_MOUNT_FAILED"),
-    (r"node|evict|hardware", "NODE_FAILURE"),
-    (r"polic|idle|timeout|max(?:imum)?\s+duration|scheduling", "SCHEDULING_POLICY_TERMINATED"),
-    (r"crash|app|code|bug|exit", "CRASH_APP_ERROR"),
-    (r"unknown", "UNKNOWN"),
-)
+# the words for each category ("why not a memory problem?"): each category's record carries its own, with samples
+CATEGORY_ALIASES: tuple[tuple[str, str], ...] = tuple((w.pattern, name) for w, name in CHAT_WORDS)
 
 
 _UUID_RX = re.compile(rf"^{UUID}$")

@@ -85,7 +85,7 @@ _ERROR_LINE = re.compile(
 
 
 def last_error_line(lines: list[str]) -> str | None:
-    """The failing log line to quote for CRASH_APP_ERROR: the last exception/error line, chosen deterministically."""
+    """The failing log line to quote for an application crash: the last exception/error line, chosen deterministically."""
     for ln in reversed(lines):
         s = ln.strip()
         if s and _ERROR_LINE.search(s) and not s.startswith("Traceback (most recent"):

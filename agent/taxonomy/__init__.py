@@ -1,6 +1,9 @@
-"""The categories (a table that carries precedence, recommendation and what evidence each needs) and the
-deterministic classifier that reads it."""
-from agent.taxonomy.categories import BY_NAME, CATEGORIES, NAMES, Category
-from agent.taxonomy.classifier import Verdict, classify
+"""The taxonomy: one module per category (``categories/``) and per non-category signal (``signals/``), each
+carrying its rules with their samples, precedence, needs, recommendation, report lines, chat words and triage
+groups; the registry that collects them; the deterministic classifier that reads it."""
+from agent.taxonomy.classifier import Verdict, classify, reads_node
+from agent.taxonomy.record import Category, RecoContext
+from agent.taxonomy.registry import BY_NAME, CATEGORIES, NAMES, UNKNOWN, metrics_needed_by, names_pattern
 
-__all__ = ["BY_NAME", "CATEGORIES", "NAMES", "Category", "Verdict", "classify"]
+__all__ = ["BY_NAME", "CATEGORIES", "NAMES", "UNKNOWN", "Category", "RecoContext", "Verdict", "classify",
+           "metrics_needed_by", "names_pattern", "reads_node"]

@@ -1,17 +1,19 @@
 """The deterministic classifier: evidence signals → one category. It has the final say; no LLM can change it.
 
-Rules (the skill's Step 4/5), read from the table in ``agent.taxonomy.categories``:
-* the strongest direct signal wins, in the precedence of ``CATEGORIES``;
+Rules (the skill's Step 4/5), read from the registry (``agent.taxonomy.registry``):
+* the strongest direct signal wins, in the categories' precedence;
 * a phase name alone, or the submitted spec alone, never produces a signal, so never a category;
-* exit 137 without OOMKilled stays unresolved (UNKNOWN) unless node or policy evidence explains it;
-* NODE_FAILURE only without a preemption signal (preemption is routed out before classification).
+* exit 137 without OOMKilled stays unresolved (the fallback category) unless node or policy evidence explains it;
+* a category ``excluded_by_preemption`` only without a preemption signal (preemption is routed out before
+  classification).
 """
 from __future__ import annotations
 
 from pydantic import BaseModel
 
 from agent.model.signals import UNEXPLAINED_KINDS, Kind, Signal
-from agent.taxonomy.categories import BY_NAME, CATEGORIES, UNKNOWN, Category
+from agent.taxonomy.record import Category
+from agent.taxonomy.registry import BY_NAME, CATEGORIES, UNKNOWN
 
 
 class Verdict(BaseModel):
@@ -45,3 +47,10 @@ def classify(signals: list[Signal]) -> Verdict:
             return Verdict(category=cat.name, supporting=hits)
     return Verdict(category=UNKNOWN.name, supporting=[s for s in signals if s.kind in UNEXPLAINED_KINDS],
                    unresolved_137=Kind.EXIT_137 in kinds, sigterm=Kind.SIGTERM in kinds)
+
+
+def reads_node(signals: list[Signal]) -> bool:
+    """Tier 2: read the node when evidence of a category that reads it is present (even if another category wins),
+    or when the verdict's category reads it (the fallback: node conditions are one of the causes the skill names)."""
+    kinds = {s.kind for s in signals}
+    return any(c.reads_node and c.kinds & kinds for c in CATEGORIES) or classify(signals).entry.reads_node

@@ -1,8 +1,9 @@
 """Cross-workload patterns: failures that share one cause, each with the facts that tie them together.
 
 A pattern is a (kind, key) shared by at least ``MIN_WORKLOADS`` diagnosed workloads of the categories it explains.
-The rules are data (``RULES``): which categories a kind explains, how its key is read from what the diagnosis read
-(pods, submitted spec, cited evidence) and which action it names. Keys are facts the API returned, never
+The rules are data (``RULES``), derived from each category's ``triage`` groups in the taxonomy: which category a kind
+explains, which fact reader here (``FACTS``) reads its key from what the diagnosis read (pods, submitted spec, cited
+evidence) and which action it names. Keys are facts the API returned, never
 inferred: a workload whose pods name no node has no node key. Actions are ordered by how many workloads they fix.
 """
 from __future__ import annotations
@@ -11,8 +12,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from agent.evidence.rules import image_pull_class
 from agent.procedures.runai_failed.evidence import S_PODS, S_SPEC, S_STATUS
+from agent.taxonomy import CATEGORIES
+from agent.taxonomy.record import TriageGroup
 from agent.triage.run import Item
 
 MIN_WORKLOADS = 2
@@ -64,13 +66,14 @@ def _registry(image: str) -> str:
     return first if "/" in image and ("." in first or ":" in first or first == "localhost") else "docker.io"
 
 
-def _registry_facts(it: Item) -> list[Fact]:
+def _registry_facts(it: Item, group: TriageGroup) -> list[Fact]:
     res = it.result
-    classes = sorted({image_pull_class(e.text) for e in (res.evidence if res else [])} - {"unspecified"})
+    line_class = group.line_class
+    classes = sorted({line_class(e.text) for e in (res.evidence if res else [])} - {"unspecified"})
     regs = sorted({_registry(img) for img, _ in _images(it)})
     if not classes or not regs:
         return []
-    line = next(e for e in res.evidence if image_pull_class(e.text) in classes)
+    line = next(e for e in res.evidence if line_class(e.text) in classes)
     return [Fact(f"{reg}: {cls}", line.source, line.text) for reg in regs for cls in classes]
 
 
@@ -99,20 +102,22 @@ def _project_facts(it: Item) -> list[Fact]:
     return [Fact(w.projectName, S_STATUS, f"workload {w.name} of project {w.projectName}")] if w.projectName else []
 
 
-RULES: tuple[Rule, ...] = (
-    Rule("node", frozenset({"NODE_FAILURE"}), _node_facts,
-         lambda k, n: f"Inspect node {k} (kubectl describe node {k}) and have the administrator repair or drain it; "
-                      f"then resubmit the {n} workloads that failed on it."),
-    Rule("image", frozenset({"IMAGE_PULL_FAILED"}), _image_facts,
-         lambda k, n: f"Fix or publish image {k} (name, tag, access) and resubmit the {n} workloads that use it."),
-    Rule("registry_error", frozenset({"IMAGE_PULL_FAILED"}), _registry_facts,
-         lambda k, n: f"Resolve the registry error {k} (see the cited pull error) for the {n} workloads it stops."),
-    Rule("datasource", frozenset({"DATASOURCE_MOUNT_FAILED"}), _datasource_facts,
-         lambda k, n: f"Make {k} exist, bound and readable for the {n} workloads that mount it, then resubmit."),
-    Rule("project_policy", frozenset({"SCHEDULING_POLICY_TERMINATED"}), _project_facts,
-         lambda k, n: f"Review project {k}'s quota and policies (idle, duration, deadline) with the administrator: "
-                      f"they stopped {n} of its workloads."),
-)
+# fact readers by name (a category's ``TriageGroup.facts``); each reads keys the API returned, never inferred
+FACTS: dict[str, Callable[[Item, TriageGroup], list[Fact]]] = {
+    "node": lambda it, g: _node_facts(it),
+    "image": lambda it, g: _image_facts(it),
+    "registry_error": _registry_facts,
+    "datasource": lambda it, g: _datasource_facts(it),
+    "project": lambda it, g: _project_facts(it),
+}
+
+
+def _rule(category: str, g: TriageGroup) -> Rule:
+    read = FACTS[g.facts]
+    return Rule(g.kind, frozenset({category}), lambda it: read(it, g), g.action)
+
+
+RULES: tuple[Rule, ...] = tuple(_rule(c.name, g) for c in CATEGORIES for g in c.triage)
 
 
 def patterns(items: Iterable[Item], window_words: str) -> tuple[list[dict], list[dict]]:

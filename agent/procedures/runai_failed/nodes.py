@@ -21,7 +21,7 @@ from agent.procedures.runai_failed.context import Context
 from agent.procedures.runai_failed.reads import read_limitations
 from agent.procedures.runai_failed.recurrence import Episode, count_recurrence, episodes, split_current
 from agent.procedures.runai_failed.state import KubeEvidence, State, Step
-from agent.taxonomy.categories import metrics_needed_by
+from agent.taxonomy import metrics_needed_by
 from agent.taxonomy.classifier import classify
 from tools.base import ErrorKind, ToolStatus
 from tools.runai import ApiAuthError, ApiUnavailable, WorkloadStatus

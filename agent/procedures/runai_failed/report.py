@@ -16,7 +16,7 @@ from agent.procedures.runai_failed import evidence as ev
 from agent.procedures.runai_failed.context import Context
 from agent.procedures.runai_failed.layers import report_lines as layer_lines
 from agent.procedures.runai_failed.state import State, Step
-from agent.taxonomy.recommendations import RecoContext
+from agent.taxonomy import RecoContext
 from tools.base import ToolResult
 from tools.quantity import fmt_bytes
 

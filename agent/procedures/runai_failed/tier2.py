@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from agent.evidence import kube as kev
 from agent.model.limits import Limits
-from agent.model.signals import Kind
 from agent.procedures.runai_failed import evidence as ev
 from agent.procedures.runai_failed import layers
 from agent.procedures.runai_failed.pod_identity import not_the_workloads_pod
 from agent.procedures.runai_failed.state import KubeEvidence, State
-from agent.taxonomy.categories import UNKNOWN
-from agent.taxonomy.classifier import classify
+from agent.taxonomy import reads_node
 
 
 def collect(kube, limits: Limits, state: State) -> KubeEvidence:
@@ -54,9 +52,9 @@ def collect(kube, limits: Limits, state: State) -> KubeEvidence:
         all_sigs = list(state.signals) + out.signals
         if facts and layers.applies(w.phase, all_sigs):
             out.layers = layers.walk(w.name, ns, state.request.now, facts, events)
-        # node evidence: when pod/history evidence points at the node, or the termination is still unexplained
-        # (exit 137/143 or no category) — node conditions are one of the causes the skill names
-        if any(s.kind == Kind.NODE_FAILURE for s in all_sigs) or classify(all_sigs).category == UNKNOWN.name:
+        # node evidence: when the taxonomy says so (evidence of a category that reads the node, or a verdict that
+        # does: the termination is still unexplained and node conditions are one of the causes the skill names)
+        if reads_node(all_sigs):
             for node in sorted({pf.node_name for pf in facts if pf.node_name}):
                 try:
                     nf = kube.get_node(node)

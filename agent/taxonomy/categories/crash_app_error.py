@@ -1,0 +1,68 @@
+"""The main container exited non-zero without a system signal: the application's own error."""
+from __future__ import annotations
+
+import re
+
+from agent.model.signals import Kind
+from agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, VerdictLike
+from agent.taxonomy.vocabulary import APP_OOM, NONZERO, SIGKILL, SIGTERM, signal_name
+
+_APP_OOM = re.compile(APP_OOM, re.IGNORECASE)
+_GPU_WORDS = re.compile(r"\bCUDA\b|\bGPU\b|\bHIP\b|\bcuda|\bdevice\b", re.IGNORECASE)
+
+
+def _detail(message: str, code: int | None) -> str | None:
+    """Which application out-of-memory error (for the recommendation), else the signal the exit code names."""
+    m = _APP_OOM.search(message)
+    if m:
+        return "gpu_oom" if _GPU_WORDS.search(m.group(0)) or _GPU_WORDS.search(message) else "app_oom"
+    return signal_name(code)
+
+
+RULES = (
+    SignalRule("app_exit.exit_code", Kind.APP_EXIT, exit_codes=NONZERO - {SIGKILL, SIGTERM},
+               unless_kinds=frozenset({Kind.INIT_FAILED}), detail=_detail,
+               true=("Container x terminated with exit code 1", "torch.OutOfMemoryError: CUDA out of memory; exit code 1",
+                     "java.lang.OutOfMemoryError: Java heap space; exit code 1", ("Error", "exitCode: 139")),
+               false=("terminated with exit code 0", "terminated with exit code 137", "terminated with exit code 143",
+                      "init container fetch-data exited with code 2", "Failed", "Error")),
+)
+
+
+def recommend(c: RecoContext) -> list[str]:
+    codes = sorted({s.exit_code for s in c.signals if s.kind == Kind.APP_EXIT and s.exit_code is not None})
+    out = []
+    if c.log_line:
+        out.append(f"Fix the code or configuration indicated by the failing log line: \"{c.log_line}\".")
+    else:
+        out.append("Fix the application error that made the container exit; the failing log line was not "
+                   "available (read kubectl logs --previous).")
+    ooms = {s.detail for s in c.signals if s.kind == Kind.APP_EXIT and s.detail in ("gpu_oom", "app_oom")}
+    if "gpu_oom" in ooms:
+        out.append("The application ran out of GPU memory (a CUDA out-of-memory error, not a kernel OOM kill of the "
+                   "CPU-memory limit): reduce the batch size or sequence length, enable activation checkpointing or "
+                   "mixed precision, or request a GPU with more memory. Raising the CPU-memory limit will not help.")
+    elif "app_oom" in ooms:
+        out.append("The application raised an out-of-memory exception (not a kernel OOM kill): reduce its memory "
+                   "use or raise its runtime heap limit.")
+    if 127 in codes:
+        out.append("Exit 127 means the command was not found: check the submitted command and the image's "
+                   "PATH/entrypoint.")
+    if 126 in codes:
+        out.append("Exit 126 means the command is not executable: check file permissions in the image.")
+    return out
+
+
+def _limits(v: VerdictLike, c: RecoContext) -> list[str]:
+    if c.log_line:
+        return []
+    return ["The failing log line is not available (needs kubectl logs --previous with Tier 2 access); no log "
+            "line is quoted."]
+
+
+CATEGORY = Category(
+    "CRASH_APP_ERROR", 50, "the main container exited non-zero", recommend, rules=RULES,
+    tier2_reason=lambda v: "the failing log line: kubectl logs --previous",
+    spec_lines=("Submitted image", "Submitted command", "Restart policy"), limitations=_limits,
+    words=ChatWords(r"crash|app|code|bug|exit", ("why not a crash", "an app bug?", "not the exit code"),
+                    ("why not oom",), after_specific=True))

@@ -1,0 +1,93 @@
+"""The container image could not be pulled; the registry's error text says which fix it needs."""
+from __future__ import annotations
+
+import re
+
+from agent.model.signals import Kind
+from agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, TriageGroup, VerdictLike
+
+# the registry error classes, first match wins, each with the recommendation it needs
+_CLASSES: tuple[tuple[str, str], ...] = (
+    ("rate_limit", r"toomanyrequests|too many requests|rate limit|\b429\b"),
+    ("missing_or_unauthorized", r"repository does not exist or may require"),
+    ("authorization", r"unauthorized|authentication required|\bdenied\b|forbidden|\b401\b|\b403\b|"
+                      r"no basic auth credentials|invalid username/password"),
+    ("network", r"no such host|i/o timeout|connection refused|dial tcp|network is unreachable|tls handshake|"
+                r"connection reset|server misbehaving|context deadline exceeded|temporary failure in name"),
+    ("missing_manifest", r"manifest unknown|manifest for \S* ?not found|not found|name unknown|does not exist"),
+    ("invalid_name", r"invalidimagename|invalid reference format"),
+)
+_CLASS_RX = [(name, re.compile(p)) for name, p in _CLASSES]
+
+
+def image_pull_class(message: str, code: int | None = None) -> str:
+    """Classify a registry error message (already scrubbed) into the recommendation it needs."""
+    m = message.lower()
+    return next((name for name, rx in _CLASS_RX if rx.search(m)), "unspecified")
+
+
+_REASONS = frozenset({"errimagepull", "imagepullbackoff", "invalidimagename", "errimageneverpull",
+                      "imageinspecterror", "registryunavailable"})
+RULES = (
+    SignalRule("image_pull.reason_or_message", Kind.IMAGE_PULL, reasons=_REASONS, on_reason_too=True,
+               message=r"\bErrImagePull\b|\bImagePullBackOff\b|\bfailed to pull (?:and unpack )?image\b|"
+                       r"\bback-off pulling image\b|\bInvalidImageName\b",
+               detail=image_pull_class,
+               true=(("Failed", 'Failed to pull image "r.io/a:b": manifest unknown'),
+                     ("ErrImagePull", "rpc error"), ("ImagePullBackOff", ""),
+                     'Back-off pulling image "nvcr.io/nvidia/pytorch:24.01-py3"',
+                     ("Failed", 'Failed to pull image "r.io/a:b": dial tcp: lookup r.io: no such host')),
+               false=(("Pulling", 'Pulling image "r.io/errimagepull:failed-to-pull-image"'),
+                      ("Scheduled", "Successfully assigned ns/pull-test to node-1"),
+                      "image r.io/a:b pulled in 3s")),
+    SignalRule("image_pull.failed_pull", Kind.IMAGE_PULL, reason_with=(frozenset({"failed", "backoff"}), r"pull"),
+               detail=image_pull_class,
+               true=(("BackOff", "Back-off while pulling the layers of r.io/a:b"),
+                     ("Failed", "Error: pull access denied for r.io/a")),
+               false=(("Failed", "Error: container create failed"), ("Killing", "pull completed; stopping"))),
+)
+_DETAILS = ("missing_manifest", "network", "authorization", "rate_limit", "missing_or_unauthorized", "invalid_name",
+            "unspecified")
+
+
+_PULL = {
+    "missing_manifest": "The registry reports the image or tag does not exist: fix the image name/tag (check it "
+                        "was pushed) and resubmit.",
+    "network": "The registry could not be reached (DNS/network): check registry DNS resolution, connectivity and "
+               "proxy settings from the cluster nodes.",
+    "authorization": "The registry refused access: correct the registry authentication (image pull secret or "
+                     "credentials attached to the project) for this image.",
+    "rate_limit": "The registry is rate limiting pulls (toomanyrequests): use an authenticated pull, a mirror or a "
+                  "pull-through cache, or retry after the limit resets.",
+    "missing_or_unauthorized": "The registry says the repository does not exist or needs authorization: first "
+                               "verify the image name, then the registry credentials.",
+    "invalid_name": "The image reference is not valid: fix the image name format.",
+    "unspecified": "The registry error text was not available: read the pull error (kubectl describe pod) before "
+                   "changing anything; do not assume a credential problem from ImagePullBackOff alone.",
+}
+
+
+def recommend(c: RecoContext) -> list[str]:
+    found = {s.detail for s in c.signals if s.kind == Kind.IMAGE_PULL and s.detail}
+    specific = [k for k in _DETAILS if k in found and k != "unspecified"]
+    return [_PULL[k] for k in (specific or ["unspecified"])]
+
+
+def _tier2(v: VerdictLike) -> str | None:
+    if all(s.detail in (None, "unspecified") for s in v.supporting):
+        return "the registry error text"
+    return None
+
+
+CATEGORY = Category(
+    "IMAGE_PULL_FAILED", 20, "the container image could not be pulled", recommend, rules=RULES,
+    tier2_reason=_tier2, spec_lines=("Submitted image",),
+    words=ChatWords(r"image|pull|registry", ("why not an image problem", "not a pull error", "the registry?"),
+                    ("why not oom",)),
+    triage=(
+        TriageGroup("image", "image", lambda k, n: f"Fix or publish image {k} (name, tag, access) and resubmit the {n} "
+                                                   "workloads that use it."),
+        TriageGroup("registry_error", "registry_error",
+                    lambda k, n: f"Resolve the registry error {k} (see the cited pull error) for the {n} workloads it "
+                                 "stops.", line_class=image_pull_class),
+    ))

@@ -1,0 +1,78 @@
+"""The one registry: every category module under ``categories/`` in precedence order, every signal set under
+``signals/``, and everything derived from them (names, the rules in matching order, which objects may carry which
+kinds, chat words, triage groups). Adding a category is adding a module; nothing here names one."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from agent.model.signals import Kind
+import agent.taxonomy.categories as _categories_pkg
+import agent.taxonomy.signals as _signals_pkg
+from agent.taxonomy.record import Category, ChatWords, SignalRule, SignalSet
+
+
+def _load(pkg, attr: str) -> list:
+    return [getattr(importlib.import_module(f"{pkg.__name__}.{m.name}"), attr)
+            for m in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name)]
+
+
+CATEGORIES: list[Category] = sorted(_load(_categories_pkg, "CATEGORY"), key=lambda c: c.precedence)
+SIGNAL_SETS: list[SignalSet] = sorted(_load(_signals_pkg, "SIGNAL"), key=lambda s: s.order)
+BY_NAME: dict[str, Category] = {c.name: c for c in CATEGORIES}
+NAMES: list[str] = [c.name for c in CATEGORIES]
+# the fallback: the one category without signals, last in precedence
+UNKNOWN: Category = CATEGORIES[-1]
+
+
+def _check() -> None:
+    if len(BY_NAME) != len(CATEGORIES) or len({c.precedence for c in CATEGORIES}) != len(CATEGORIES):
+        raise ValueError("taxonomy: category names and precedences must be unique")
+    if UNKNOWN.kinds or any(not c.kinds for c in CATEGORIES[:-1]):
+        raise ValueError("taxonomy: exactly one category (the last) has no signal kinds")
+    owners: dict[Kind, str] = {}
+    for owner, kinds in [(c.name, c.kinds) for c in CATEGORIES] + [(s.kind.value, {s.kind}) for s in SIGNAL_SETS]:
+        for k in kinds:
+            if owners.setdefault(k, owner) != owner:
+                raise ValueError(f"taxonomy: kind {k.value} belongs to {owners[k]} and {owner}")
+
+
+_check()
+
+
+def _matching_order() -> list[tuple[int, bool, tuple[SignalRule, ...]]]:
+    """(position, exclusive, rules): exclusive sets first, then categories and signal sets by precedence/order."""
+    groups = [(c.precedence, False, c.rules) for c in CATEGORIES if c.rules]
+    groups += [(s.order, s.exclusive, s.rules) for s in SIGNAL_SETS]
+    return sorted(groups, key=lambda g: (not g[1], g[0]))
+
+
+# Every rule, in the order the interpreter (``agent.evidence.rules``) tries and lists them
+EXCLUSIVE_RULES: tuple[SignalRule, ...] = tuple(r for _, ex, rs in _matching_order() if ex for r in rs)
+MESSAGE_RULES: tuple[SignalRule, ...] = tuple(r for _, ex, rs in _matching_order() if not ex for r in rs
+                                              if not r.exit_codes)
+EXIT_CODE_RULES: tuple[SignalRule, ...] = tuple(r for _, ex, rs in _matching_order() if not ex for r in rs
+                                                if r.exit_codes)
+ALL_RULES: tuple[SignalRule, ...] = EXCLUSIVE_RULES + MESSAGE_RULES + EXIT_CODE_RULES
+
+# object kinds other than the workload's own → the signal kinds an event about them may carry
+OBJECT_KINDS: dict[str, frozenset[Kind]] = {}
+for _owner_kinds, _objects in [(c.kinds, c.objects) for c in CATEGORIES] + [({s.kind}, s.objects)
+                                                                              for s in SIGNAL_SETS]:
+    for _o in _objects:
+        OBJECT_KINDS[_o] = OBJECT_KINDS.get(_o, frozenset()) | frozenset(_owner_kinds)
+
+# the words the chat understands for each category: specific words first (precedence order), generic ones last
+CHAT_WORDS: list[tuple[ChatWords, str]] = sorted(
+    [(c.words, c.name) for c in CATEGORIES if c.words], key=lambda w: w[0].after_specific)
+
+
+def metrics_needed_by(kinds: set[Kind]) -> bool:
+    """Whether evidence of a category that needs metrics (OOM) is already present (Step 4 may start early)."""
+    return any(c.needs_metrics and c.kinds & kinds for c in CATEGORIES)
+
+
+def names_pattern(*, failures_only: bool = False) -> str:
+    """A regular expression matching any category name as a word (``failures_only``: not the fallback)."""
+    names = [n for n in NAMES if not (failures_only and n == UNKNOWN.name)]
+    return r"\b(?:" + "|".join(names) + r")\b"
