@@ -27,7 +27,8 @@ def open_runai(tier1: str, settings: Settings, *, url: str | None, client_id: st
     """The Tier-1 source for one diagnosis. ``needed``: the request is complete, so a missing endpoint is an
     InvalidInput now (an incomplete request is answered without any read). ``rest_options``: the REST client's
     bounds (deadline, body cap, CA file, ``on_invocation``: see ``agent.api.diagnose``); ``deadline`` (a
-    :class:`tools.deadline.Deadline`) also bounds each MCP call to what is left of the diagnosis."""
+    :class:`tools.deadline.Deadline`) also bounds each MCP call, retry and connect to what is left of the
+    diagnosis."""
     kw: dict[str, Any] = {} if retry_sleep is None else {"sleep": retry_sleep}
     if check_tier1(tier1) == "rest":
         if needed and not url:
@@ -49,7 +50,4 @@ def open_runai(tier1: str, settings: Settings, *, url: str | None, client_id: st
             raise InvalidInput("--tier1 mcp needs the Run:ai MCP server: set RUNAI_MCP_URL (streamable HTTP, with "
                                "RUNAI_MCP_TOKEN) or RUNAI_MCP_COMMAND (stdio)")
         return RunaiClient(NOT_CONFIGURED, client_id, client_secret)  # never read: the request is incomplete
-    left = deadline.remaining() if deadline is not None else None
-    if left is not None:
-        kw["timeout"] = max(0.1, min(10.0, left))
-    return RunaiMcpSource(connect, describe=describe, **kw)
+    return RunaiMcpSource(connect, describe=describe, deadline=deadline, **kw)
