@@ -28,7 +28,10 @@ def serve(
     port: int = typer.Option(8080, "--port", help="TCP port."),
     workers: int = typer.Option(1, "--workers", help="Worker processes (each with its own Run:ai pool)."),
 ) -> None:
-    """Serve the diagnosis over HTTP: POST /v1/diagnoses, /openapi.json, /healthz, /readyz, /metrics."""
+    """Serve the diagnosis over HTTP: POST /v1/diagnoses, /openapi.json, /healthz, /readyz, /metrics.
+
+    Tier 2 reads the kubeconfig in KUBECONFIG (else the pod's service account); a credential plugin of its user
+    (exec, auth-provider) is refused unless WD_KUBE_ALLOW_EXEC=1."""
     from agent.service.config import ConfigError, ServiceConfig
 
     if not 0 < port < 65536:
