@@ -4,9 +4,9 @@ The official SDK is async; the graph calls its source from several threads at on
 ``ClientSession`` in a long-lived task on its own loop and bridges each call with ``run_coroutine_threadsafe``.
 Every call has its own bound (``timeout``) cut to what is left of the diagnosis's
 :class:`tools.deadline.Deadline`, and no call (nor a connect) starts when less than :data:`MIN_CALL_SECONDS` is
-left: a retry never outlives the diagnosis. A dropped session (the server process exited, the HTTP session is gone) is
-reconnected once at most, after which every call fails with a stated ``UNREACHABLE`` error. Every outgoing message
-passes the allow-list (:mod:`tools.runai.mcp.allow`) on the write stream, beneath the session.
+left: a retry never outlives the diagnosis. A dropped session (the server process exited, the HTTP session is
+gone) is reconnected once at most, after which every call fails with a stated ``UNREACHABLE`` error. Every
+outgoing message passes the allow-list (:mod:`tools.runai.mcp.allow`) on the write stream, beneath the session.
 """
 from __future__ import annotations
 
