@@ -134,3 +134,9 @@ def test_only_the_user_of_the_loaded_context_counts():
     assert refusal(doc, "admin", environ={}) and refusal(doc, "admin", environ={"WD_KUBE_ALLOW_EXEC": "1"}) is None
     # a context that cannot be resolved: every user counts
     assert credential_plugin({**doc, "current-context": "gone"}) is not None
+
+
+@pytest.mark.parametrize("command", ["failed", "lifecycle", "chat", "ask"])
+def test_every_command_that_takes_a_kubeconfig_documents_the_flag(command):
+    p = cli([command, "--help"], {"COLUMNS": "200"})
+    assert p.returncode == 0 and "--allow-kube-exec" in p.stdout and "WD_KUBE_ALLOW_EXEC=1" in p.stdout, p.stdout

@@ -97,7 +97,7 @@ def _chat_loop(thread: str | None, runai_url: str | None, kubeconfig: str | None
     from agent.entrypoints.cli import handled
     from agent.entrypoints.terminal import print_report
 
-    model = _setup(kubeconfig, no_kube, llm, llm_url, allow_exec)
+    model = _setup(kubeconfig, no_kube, llm, llm_url)
     thread_id = thread or _new_thread()
     con = Console(stderr=True)
     _history()
