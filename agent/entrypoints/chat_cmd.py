@@ -9,10 +9,13 @@ from typing import Any, Optional
 
 import typer
 
+from agent.entrypoints.terminal import allow_kube_exec, allow_kube_exec_option
+
 THREAD = typer.Option(None, "--thread", help="Continue this conversation (default: a new thread).")
 RUNAI_URL = typer.Option(None, "--runai-url", help="Run:ai control plane URL (default: RUNAI_BASE_URL).")
 KUBECONFIG = typer.Option(None, "--kubeconfig", help="Read-only kubeconfig for Tier 2.")
 NO_KUBE = typer.Option(False, "--no-kube", help="Do not use Kubernetes (Tier 2) at all.")
+ALLOW_KUBE_EXEC = allow_kube_exec_option()
 NOW = typer.Option(None, "--now", help="Pin the clock (ISO 8601) for replays.")
 LLM = typer.Option(None, "--llm", help="Model name at an OpenAI-compatible endpoint (default: WD_LLM_MODEL; none: "
                                        "fully deterministic).")
@@ -22,11 +25,13 @@ STORE = typer.Option(None, "--store", help="Chat store: a SQLite path or postgre
 EXIT_INTERRUPTED = 130
 
 
-def _setup(kubeconfig: str | None, no_kube: bool, llm: str | None, llm_url: str | None) -> Any:
+def _setup(kubeconfig: str | None, no_kube: bool, llm: str | None, llm_url: str | None,
+           allow_exec: bool = False) -> Any:
     from agent.entrypoints.cli import _usage, handled
 
     if kubeconfig and no_kube:
         _usage("--kubeconfig and --no-kube cannot be used together")
+    allow_kube_exec(allow_exec)
     from agent.chat.llm import from_settings
 
     return handled(lambda: from_settings(llm, llm_url))
@@ -43,13 +48,14 @@ def ask(
     thread: Optional[str] = THREAD, runai_url: Optional[str] = RUNAI_URL, kubeconfig: Optional[str] = KUBECONFIG,
     no_kube: bool = NO_KUBE, now: Optional[str] = NOW, llm: Optional[str] = LLM, llm_url: Optional[str] = LLM_URL,
     store: Optional[str] = STORE, as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    allow_exec: bool = ALLOW_KUBE_EXEC,
 ) -> None:
     """Ask one question; continue the conversation with the same --thread (read-only)."""
     from agent.api import chat
     from agent.entrypoints.cli import handled
     from agent.entrypoints.terminal import print_report
 
-    model = _setup(kubeconfig, no_kube, llm, llm_url)
+    model = _setup(kubeconfig, no_kube, llm, llm_url, allow_exec)
     thread_id = thread or _new_thread()
     try:
         r = handled(lambda: chat(thread_id, question, store=store, runai_url=runai_url, kubeconfig=kubeconfig,
@@ -67,10 +73,11 @@ def ask(
 def chat(
     thread: Optional[str] = THREAD, runai_url: Optional[str] = RUNAI_URL, kubeconfig: Optional[str] = KUBECONFIG,
     no_kube: bool = NO_KUBE, now: Optional[str] = NOW, llm: Optional[str] = LLM, llm_url: Optional[str] = LLM_URL,
-    store: Optional[str] = STORE,
+    store: Optional[str] = STORE, allow_exec: bool = ALLOW_KUBE_EXEC,
 ) -> None:
     """An interactive conversation: ask why a workload failed, in your own words (Ctrl-D or 'exit' to leave)."""
     try:
+        allow_kube_exec(allow_exec)
         _chat_loop(thread, runai_url, kubeconfig, no_kube, now, llm, llm_url, store)
     except KeyboardInterrupt:
         sys.stderr.write("\n")

@@ -17,7 +17,8 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from agent.entrypoints.errors import EXIT_HELP, fail
-from agent.entrypoints.terminal import verbose_option
+from agent.entrypoints.terminal import allow_kube_exec as allow_kube_exec_flag
+from agent.entrypoints.terminal import allow_kube_exec_option, verbose_option
 from tools.runai import registry as tier1_registry
 
 PLUGIN_GROUP = "workload_diagnose.commands"
@@ -178,6 +179,7 @@ def failed(
                                                                         "(default: KUBECONFIG; never "
                                                                         "~/.kube/config)."),
     no_kube: bool = typer.Option(False, "--no-kube", help="Do not use Kubernetes (Tier 2) at all."),
+    allow_kube_exec: bool = allow_kube_exec_option(),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     timeout: str = typer.Option("60", "--timeout", help="Stop every read after this many seconds; what was not read "
                                                         "is stated."),
@@ -191,6 +193,7 @@ def failed(
     check_intent(intent)
     if kubeconfig and no_kube:
         _usage("--kubeconfig and --no-kube cannot be used together")
+    allow_kube_exec_flag(allow_kube_exec)
     from agent.api import diagnose
     from agent.entrypoints.errors import result_exit_code
     from agent.entrypoints.settings import Settings

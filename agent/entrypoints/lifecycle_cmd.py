@@ -19,7 +19,7 @@ from typing import Optional
 import typer
 
 from agent.entrypoints.errors import EXIT_AUTH, EXIT_UNREACHABLE, EXIT_USAGE, fail
-from agent.entrypoints.terminal import styled, verbose_option
+from agent.entrypoints.terminal import allow_kube_exec, allow_kube_exec_option, styled, verbose_option
 
 _DNS = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -51,6 +51,7 @@ def lifecycle(
     kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Read-only kubeconfig (default: "
                                                                         "$KUBECONFIG or ~/.kube/config)."),
     context: Optional[str] = typer.Option(None, "--context", help="The kubeconfig context to use."),
+    allow_exec: bool = allow_kube_exec_option(),
     run_profile: bool = typer.Option(False, "--run-profile", help="Add GPU evidence from dcgm-exporter "
                                                                    "(read through the Kubernetes API)."),
     watch: bool = typer.Option(False, "--watch", help="Refresh in place until the first incomplete phase fails "
@@ -80,6 +81,7 @@ def lifecycle(
     from tools.kube import KubeError
     from tools.kube.lifecycle import LifecycleReader
 
+    allow_kube_exec(allow_exec)
     try:
         reader = LifecycleReader.from_kubeconfig(kubeconfig, context)
     except KubeError as e:

@@ -15,7 +15,10 @@ def mcp(
     transport: str = typer.Option("stdio", "--transport", help="stdio or streamable-http."),
     port: int = typer.Option(8081, "--port", help="TCP port for streamable-http (on 127.0.0.1, path /mcp)."),
 ) -> None:
-    """Serve the read-only diagnosis tools over the Model Context Protocol."""
+    """Serve the read-only diagnosis tools over the Model Context Protocol.
+
+    Kubernetes from KUBECONFIG; a credential plugin of its user (exec, auth-provider) is refused unless
+    WD_KUBE_ALLOW_EXEC=1."""
     if transport not in ("stdio", "streamable-http"):
         fail(f"--transport must be stdio or streamable-http, not {transport!r}", EXIT_USAGE)
     if not 0 < port < 65536:

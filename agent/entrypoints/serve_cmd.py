@@ -31,7 +31,10 @@ def serve(
                                            help="A host name the service answers to besides loopback (Host and "
                                                 "a browser's Origin); repeatable; adds to WD_ALLOWED_HOSTS."),
 ) -> None:
-    """Serve the diagnosis over HTTP: POST /v1/diagnoses, /openapi.json, /healthz, /readyz, /metrics."""
+    """Serve the diagnosis over HTTP: POST /v1/diagnoses, /openapi.json, /healthz, /readyz, /metrics.
+
+    Tier 2 reads the kubeconfig in KUBECONFIG (else the pod's service account); a credential plugin of its user
+    (exec, auth-provider) is refused unless WD_KUBE_ALLOW_EXEC=1."""
     import dataclasses
     import os
 

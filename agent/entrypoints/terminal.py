@@ -20,6 +20,23 @@ def verbose_option() -> Any:
     return typer.Option(False, "--verbose", "-v", help="Print each request (method, path, status, ms) to stderr.")
 
 
+def allow_kube_exec_option() -> Any:
+    """``--allow-kube-exec`` of every command that loads a kubeconfig (see :mod:`tools.kube.plugins`)."""
+    import typer
+
+    return typer.Option(False, "--allow-kube-exec",
+                        help="Let the kubeconfig's user run its credential plugin (users[].user.exec, "
+                             "auth-provider); refused otherwise (also: WD_KUBE_ALLOW_EXEC=1).")
+
+
+def allow_kube_exec(flag: bool) -> None:
+    """The flag is the variable: set it for this process, which the kubeconfig loader reads."""
+    if flag:
+        from tools.kube.plugins import ALLOW_EXEC_ENV
+
+        os.environ[ALLOW_EXEC_ENV] = "1"
+
+
 def no_color(environ: Any = None) -> bool:
     return bool((os.environ if environ is None else environ).get("NO_COLOR", ""))
 

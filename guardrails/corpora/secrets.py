@@ -201,6 +201,10 @@ LEAKED_FORMATS: list[tuple[str, callable, list[str]]] = [
      ["telegram_url", "telegram_env"]),
     ("gcp_private_key_id", lambda r: _r(r, HEX, 40), ["gcp_sa_json", "gcp_sa_json_escaped"]),
     ("continued_password_flag", _password, ["shell_continuation"]),
+    # an assignment continued after a backslash-newline: both parts are the secret (as text, and JSON-escaped)
+    ("continued_assignment", lambda r: _password(r) + "\\\n" + _password(r),
+     ["export_continued", "export_continued_indented", "env_continued"]),
+    ("continued_assignment_escaped", lambda r: _password(r) + "\\\\\\n" + _password(r), ["export_continued_json"]),
     ("base64_of_secret_config", _b64_of_config, ["k8s_configmap_b64", "echo_b64"]),
     ("prose_password", _password, ["prose_with", "prose_is"]),
 ]
@@ -258,6 +262,10 @@ _LABELLED_CONTEXTS: dict[str, str] = {
     "telegram_env": "    - name: ALERT_CHANNEL\n      value: telegram://{s}@chat\n",
     "gcp_sa_json": "{{\"type\": \"service_account\", \"project_id\": \"acme-ml\", \"private_key_id\": \"{s}\", \"client_email\": \"trainer@acme-ml.iam.gserviceaccount.com\"}}",
     "gcp_sa_json_escaped": "{{\"log\":\"loaded credentials {{\\\"private_key_id\\\": \\\"{s}\\\"}}\\n\"}}",
+    "export_continued": "+ export MLFLOW_TRACKING_PASSWORD={s}\n+ mlflow run .\n",
+    "export_continued_indented": "  export DB_PASSWORD={s} && python train.py --epochs 3\n",
+    "env_continued": "RUN API_SECRET={s} ./download.sh\n",
+    "export_continued_json": "{{\"log\":\"+ export DB_PASSWORD={s}\\n\",\"stream\":\"stderr\"}}\n",
     "shell_continuation": "+ mlflow server \\\n    --backend-store-uri postgresql://mlflow@db/mlflow \\\n    --password \\\n    {s} \\\n    --port 5000\n",
     "k8s_configmap_b64": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: train-env\nbinaryData:\n  app.env: {s}\n",
     "echo_b64": "+ echo {s} | base64 -d > /workspace/.env\n",

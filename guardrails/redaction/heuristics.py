@@ -14,7 +14,7 @@ import re2
 
 from ..names import WEAK
 from .re2util import MARKER_PREFIX, options
-from .rules import KNOWN_FORMATS
+from .rules import CONT, KNOWN_FORMATS
 
 MIN_LEN = 8  # a shorter text holds no credential worth a marker
 
@@ -185,8 +185,27 @@ def known_kind(value: str) -> str | None:
     return KNOWN_FORMATS[min(idx)][0] if idx else None
 
 
+_CONT = re2.compile(CONT, options())
+_LEAD_CONT = re2.compile("^" + CONT, options())
+
+
+def unfold(val: str) -> str:
+    """The value without its shell line continuations (``abc\\`` + newline + ``def`` is ``abcdef``)."""
+    return _CONT.sub("", val) if "\\" in val else val
+
+
 def split_quotes(val: str) -> tuple[str, str, str]:
-    """('"', inner, '"') for quoted values so the quotes survive the replacement."""
+    """('"', inner, '"') for quoted values so the quotes survive the replacement.  A value that starts on the
+    next line keeps that line continuation before it; ``inner`` is unfolded (the value that is judged)."""
+    lead = _LEAD_CONT.search(val) if val[:1] == "\\" else None
+    if lead is not None:
+        q1, inner, q2 = _split_quotes(val[lead.end():])
+        return val[:lead.end()] + q1, unfold(inner), q2
+    q1, inner, q2 = _split_quotes(val)
+    return q1, unfold(inner), q2
+
+
+def _split_quotes(val: str) -> tuple[str, str, str]:
     if len(val) >= 4 and val.startswith('\\"') and val.endswith('\\"'):
         return '\\"', val[2:-2], '\\"'
     if len(val) >= 2 and val[0] in "\"'`" and val[-1] == val[0]:

@@ -270,14 +270,21 @@ SW = (r"(?i:pass(?:w(?:or)?d|phrase|wort)?|pwd|secret|token|(?:" + _KEY_QUALIFIE
       r"|dockercfg|dockerconfigjson)" + _SUFFIX)
 # weak words: only random-looking values are secrets, so short values are not even candidates
 SW_WEAK = r"(?i:key|auth|signature|salt|hmac)" + _SUFFIX
+# a shell line continuation: backslash-newline (as text, or JSON-escaped: three backslashes and n) and the next line's
+# indentation. A value goes on after one (``export TOKEN=abc\\`` + newline + ``def`` is the one value abcdef),
+# and may start after one (``export TOKEN=\\`` + newline + ``abcdef``); heuristics.unfold joins the parts.
+CONT = r"(?:\\\r?\n|\\\\\\(?:r\\)?n)[ \t]*"
 # a value: escaped-JSON string, JSON string, unterminated string, single-quoted, back-quoted, bare word.
 # A bare value cannot start with '[' (markers, arrays), '<' (placeholders) or '$' (shell references).
-# A bare value ends at whitespace, quotes, , ; ) ] } or at a JSON/log escape (\\n \\r \\t \\" \\\\).
-_BARE_CH = r"(?:[^\s\"'`,;)\]}\\]|\\[^nrt\"\\\s])"
-VALUE = (r"(?:\\\"(?:[^\"\\\n]|\\[^\"\n])*\\\"|\"(?:[^\"\\\n]|\\.)*\"|\"[^\"\n]*|'[^'\n]*'?|`[^`\n]*`?"
-         r"|[^\s\"'`,;)\]}\[<$\\]" + _BARE_CH + r"*)")
-VALUE_LONG = (r"(?:\\\"[^\"\\\n]{8,}\\\"|\"[^\"\\\n]{8,}\"|'[^'\n]{8,}'|[^\s\"'`,;)\]}\[<$\\]" + _BARE_CH
-              + r"{7,})")
+# A bare value ends at whitespace, quotes, , ; ) ] } or at a JSON/log escape (\\n \\r \\t \\" \\\\), unless that
+# is a line continuation followed by more of the value.
+_BARE_C1 = r"[^\s\"'`,;)\]}\\]"
+_BARE_CH = r"(?:" + _BARE_C1 + r"|\\[^nrt\"\\\s]|" + CONT + _BARE_C1 + r")"
+_BARE_START = r"[^\s\"'`,;)\]}\[<$\\]"
+VALUE = (r"(?:" + CONT + r")?(?:\\\"(?:[^\"\\\n]|\\[^\"\n])*\\\"|\"(?:[^\"\\\n]|\\.|\\\r?\n)*\"|\"(?:[^\"\n]|\\\r?\n)*"
+         r"|'(?:[^'\n]|\\\r?\n)*'?|`[^`\n]*`?|" + _BARE_START + _BARE_CH + r"*)")
+VALUE_LONG = (r"(?:" + CONT + r")?(?:\\\"[^\"\\\n]{8,}\\\"|\"(?:[^\"\\\n]|\\\r?\n){8,}\"|'(?:[^'\n]|\\\r?\n){8,}'|"
+              + _BARE_START + _BARE_CH + r"{7,})")
 # a character that cannot be part of a name (the context before a key)
 _PRE = r"^|[^A-Za-z0-9_.\-]"
 
@@ -347,16 +354,23 @@ CONTEXT: list[Rule] = [
     _ctx("key-value", "g",
          r"(?P<g_pre>" + _PRE + r")(?P<g_name>" + NAME + SW + r")"
          r"(?:\\?[\"'])?\]?[ \t]*(?::=|=>|[:=])[ \t]*(?P<g_val>" + VALUE + r")", ("=", ":"),
-         (("DB_PASSWORD=hunter2xyz", "hunter2xyz"), ('{"client_secret": "s3cr3t-Value-99"}', "s3cr3t-Value-99")),
-         ("password: ${DB_PASSWORD}", "Authentication failed: token expired", "max_new_tokens=512")),
+         (("DB_PASSWORD=hunter2xyz", "hunter2xyz"), ('{"client_secret": "s3cr3t-Value-99"}', "s3cr3t-Value-99"),
+          # a value continued after a backslash-newline (both parts are the secret), or starting after one
+          ("+ export DB_PASSWORD=Zx8f3kQ2mN\\\n  7pLw4RtY6u && python train.py", "Zx8f3kQ2mN\\\n  7pLw4RtY6u"),
+          ('export API_TOKEN="Zx8f3kQ2mN\\\n7pLw4RtY6u"', "Zx8f3kQ2mN\\\n7pLw4RtY6u"),
+          ("export DB_PASSWORD=\\\nhunter2xyz", "hunter2xyz"),
+          ('{"log": "export DB_PASSWORD=Zx8f3kQ2mN\\\\\\n7pLw4RtY6u\\n"}', "Zx8f3kQ2mN\\\\\\n7pLw4RtY6u")),
+         ("password: ${DB_PASSWORD}", "Authentication failed: token expired", "max_new_tokens=512",
+          "export DB_PASSWORD=\\\n  ${DB_PASSWORD}", "export DATA_DIR=/mnt/data\\\n/more")),
     # the same with a weak word (key / auth / signature): value of 8+ characters
     _ctx("key-value-weak", "gw",
          r"(?P<gw_pre>" + _PRE + r")(?P<gw_name>" + NAME + SW_WEAK + r")"
          r"(?:\\?[\"'])?[ \t]*(?::=|=>|[:=])[ \t]*(?P<gw_val>" + VALUE_LONG + r")", ("=", ":"),
-         (("WANDB_KEY=8f9a2b3c4d5e6f708192a3b4c5d6e7f8", "8f9a2b3c4d5e6f708192a3b4c5d6e7f8"),),
+         (("WANDB_KEY=8f9a2b3c4d5e6f708192a3b4c5d6e7f8", "8f9a2b3c4d5e6f708192a3b4c5d6e7f8"),
+          ("export WANDB_KEY=8f9a2b3c4d5e6f70\\\n8192a3b4c5d6e7f8", "8f9a2b3c4d5e6f70\\\n8192a3b4c5d6e7f8")),
          ("key: nvidia.com/gpu", "  - key: node.kubernetes.io/not-ready")),
     # --password X / -token X (space separated flag; also continued after a backslash-newline)
-    _ctx("flag", "f", r"(?P<f_pre>^|[\s\"'=(])(?P<f_name>-" + NAME + SW + r")(?:[ \t]|\\\r?\n)+(?P<f_val>" + VALUE + r")",
+    _ctx("flag", "f", r"(?P<f_pre>^|[\s\"'=(])(?P<f_name>-" + NAME + SW + r")(?:[ \t]|" + CONT + r")+(?P<f_val>" + VALUE + r")",
          ("-",),
          (("python train.py --api-token Zx8f3kQ2mN7pLw4R --epochs 3", "Zx8f3kQ2mN7pLw4R"),
           # a value continued on the next line of a shell command

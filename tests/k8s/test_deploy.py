@@ -2,7 +2,8 @@
 and the postgres overlay render with Debian's kubectl, apply with server-side dry-run, the namespace and RBAC are
 created for real, and the ServiceAccount is proved (SelfSubjectAccessReview as that account, and ``kubectl auth
 can-i --as=…``) able to read what Tier 2 and the lifecycle view read, and unable to create, update, patch or
-delete anything, to exec/attach/port-forward, or to read Secrets."""
+delete anything, to exec/attach/port-forward, or to read Secrets. The run-profile overlay adds GET pods/proxy in
+the exporter's namespaces and nowhere else."""
 from __future__ import annotations
 
 import os
@@ -121,7 +122,8 @@ def test_service_account_reads_what_tier2_and_the_lifecycle_view_read(deployed):
         for verb in ("get", "list", "watch"):
             assert _can(kubeconfig, verb, resource, group=group, ns="ml-team"), (verb, resource)
     assert _can(kubeconfig, "get", "pods", sub="log", ns="ml-team")
-    assert _can(kubeconfig, "get", "pods", sub="proxy", ns="gpu-operator")  # dcgm-exporter /metrics (run profile)
+    for ns in ("gpu-operator", "ml-team", "kube-system", None):  # pods/proxy only with the run-profile overlay
+        assert not _can(kubeconfig, "get", "pods", sub="proxy", ns=ns), ns
     # control: the grants are this ClusterRole's, not the server's defaults (another account reads nothing)
     assert not _can(kubeconfig, "get", "pods", ns="ml-team", user=f"system:serviceaccount:{NS}:default")
 
@@ -154,3 +156,25 @@ def test_kubectl_auth_can_i_as_the_service_account(deployed):
     for verb, res in yes + no:
         p = _kubectl(kubeconfig, "auth", "can-i", verb, res, f"--as={AS}", "-n", "ml-team", check=False)
         assert p.stdout.strip() == ("yes" if (verb, res) in yes else "no"), (verb, res, p.stdout, p.stderr)
+
+
+def test_run_profile_overlay_grants_pods_proxy_in_the_exporter_namespaces_only(deployed):
+    kubeconfig, base = deployed
+    over = _render("deploy/kubernetes/overlays/run-profile")
+    extra = [d for d in over if d["kind"] in ("Role", "RoleBinding")]
+    assert sorted(d["kind"] for d in over) == sorted([d["kind"] for d in base] + ["Role", "RoleBinding"] * 2)
+    assert {d["metadata"]["namespace"] for d in extra} == {"gpu-operator", "nvidia-gpu-operator"}
+    for role in (d for d in extra if d["kind"] == "Role"):
+        assert role["rules"] == [{"apiGroups": [""], "resources": ["pods/proxy"], "verbs": ["get"]}]
+    for ns in ("gpu-operator", "nvidia-gpu-operator"):
+        _kubectl(kubeconfig, "create", "namespace", ns, check=False)
+    _kubectl(kubeconfig, "apply", "-f", "-", stdin=yaml.safe_dump_all(extra))
+    try:
+        for ns in ("gpu-operator", "nvidia-gpu-operator"):
+            assert _can(kubeconfig, "get", "pods", sub="proxy", ns=ns), ns
+            for verb in ("create", "update", "patch", "delete"):
+                assert not _can(kubeconfig, verb, "pods", sub="proxy", ns=ns), (verb, ns)
+        for ns in ("ml-team", "kube-system", NS, None):
+            assert not _can(kubeconfig, "get", "pods", sub="proxy", ns=ns), ns
+    finally:
+        _kubectl(kubeconfig, "delete", "-f", "-", stdin=yaml.safe_dump_all(extra), check=False)

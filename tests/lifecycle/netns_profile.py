@@ -50,7 +50,10 @@ def main(run_dir: str) -> int:
         for n in (ns, "gpu-operator"):
             core.create_namespace({"metadata": {"name": n}})
         core.create_namespaced_pod("gpu-operator", {
-            "metadata": {"name": "dcgm-exporter-7xk2p", "labels": {"app.kubernetes.io/name": "dcgm-exporter"}},
+            "metadata": {"name": "dcgm-exporter-7xk2p", "labels": {"app.kubernetes.io/name": "dcgm-exporter"},
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "controller": True,
+                                              "name": "nvidia-dcgm-exporter",
+                                              "uid": "5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d"}]},
             "spec": {"nodeName": "gpu-node-1", "containers": [{"name": "exporter", "image": "nvcr.io/nvidia/k8s/"
                      "dcgm-exporter:3.3.5", "ports": [{"name": "metrics", "containerPort": 9400}]}]}})
         core.patch_namespaced_pod_status("dcgm-exporter-7xk2p", "gpu-operator", {"status": {

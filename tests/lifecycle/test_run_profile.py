@@ -15,7 +15,9 @@ from tests.lifecycle import recording
 from tests.lifecycle.replay_server import ReplayServer
 
 EXPORTER = {"metadata": {"name": "dcgm-exporter-7xk2p", "namespace": "gpu-operator",
-                         "labels": {"app.kubernetes.io/name": "dcgm-exporter"}},
+                         "labels": {"app.kubernetes.io/name": "dcgm-exporter"},
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet",
+                                              "name": "nvidia-dcgm-exporter", "controller": True}]},
             "spec": {"nodeName": "gpu-node-1", "containers": [{"name": "exporter", "ports": [
                 {"name": "metrics", "containerPort": 9400}]}]},
             "status": {"phase": "Running", "podIP": "10.244.1.7"}}
@@ -37,8 +39,10 @@ def metrics_text(ns: str, pod: str, util=(30, 70), fb=(10240, 20480), labels=Tru
 
 
 class Exporter:
-    def __init__(self, *, exporters=(EXPORTER,), text: str | None = None, proxy_status: int = 200):
+    def __init__(self, *, exporters=(EXPORTER,), text: str | None = None, proxy_status: int = 200,
+                 expected: str = "/api/v1/namespaces/gpu-operator/pods/dcgm-exporter-7xk2p:9400/proxy/metrics"):
         self.exporters, self.text, self.proxy_status = list(exporters), text, proxy_status
+        self.expected = expected
         self.discovery = self.metrics = 0
 
     def __call__(self, path: str):
@@ -51,14 +55,14 @@ class Exporter:
             return 200, json.dumps({"kind": "PodList", "items": items}).encode(), "application/json"
         if u.path.endswith("/proxy/metrics"):
             self.metrics += 1
-            assert u.path == "/api/v1/namespaces/gpu-operator/pods/dcgm-exporter-7xk2p:9400/proxy/metrics"
+            assert u.path == self.expected, u.path
             if self.proxy_status != 200:
                 return self.proxy_status, b'{"kind":"Status","reason":"Forbidden"}', "application/json"
             return 200, (self.text or "").encode(), "text/plain; version=0.0.4"
         return None
 
 
-def _run(tmp_path: Path, exporter: Exporter, scenario: str = "healthy-running") -> dict:
+def _run(tmp_path: Path, exporter: Exporter, scenario: str = "healthy-running", env: dict | None = None) -> dict:
     from tools.kube import kubeconfig_for
 
     from agent.entrypoints.cli import app
@@ -69,7 +73,7 @@ def _run(tmp_path: Path, exporter: Exporter, scenario: str = "healthy-running") 
         kc.write_text(yaml.safe_dump(kubeconfig_for(srv.url, "replay-token")))
         m = recording.meta(scenario)
         res = CliRunner().invoke(app, ["lifecycle", m["name"], "-n", m["namespace"], "--kubeconfig", str(kc),
-                                       "--run-profile", "--json"])
+                                       "--run-profile", "--json"], env=env)
     finally:
         srv.close()
     assert res.exit_code == 0, res.output
@@ -159,3 +163,53 @@ def test_metrics_transport_refuses_before_sending(tmp_path):
             d._pool().request(method, "http://127.0.0.1:1" + path)
     d.close()
     r.close()
+
+
+def _exporter(name: str, ns: str, owner: str | None = "DaemonSet", port: dict | None = None) -> dict:
+    import copy
+
+    e = copy.deepcopy(EXPORTER)
+    e["metadata"].update(name=name, namespace=ns)
+    e["metadata"]["ownerReferences"] = [] if owner is None else [
+        {"apiVersion": "apps/v1", "kind": owner, "name": "x", "controller": True}]
+    if port is not None:
+        e["spec"]["containers"][0]["ports"] = [port]
+    return e
+
+
+@pytest.mark.parametrize("impostor, why", [
+    (_exporter("dcgm-exporter-fake", "ml-team"), "1 not in an allowed namespace"),  # any team's namespace
+    (_exporter("dcgm-exporter-rs", "gpu-operator", owner="ReplicaSet"), "1 not controlled by a DaemonSet"),
+    (_exporter("dcgm-exporter-bare", "gpu-operator", owner=None), "1 not controlled by a DaemonSet"),
+])
+def test_a_pod_that_only_carries_the_exporter_label_is_no_source(tmp_path, monkeypatch, impostor, why):
+    monkeypatch.delenv("WD_DCGM_NAMESPACES", raising=False)
+    m = _meta()
+    ex = Exporter(exporters=(impostor,), text=metrics_text(m["namespace"], "train-h1", util=(100, 100)))
+    p = _run(tmp_path, ex)["run_profile"]
+    for k in ("gpu_devices", "gpu_utilization", "gpu_memory", "gpu_activity"):
+        assert p[k]["status"] == "unavailable" and why in p[k]["reason"], (k, p[k])
+        assert "gpu-operator, nvidia-gpu-operator" in p[k]["reason"] and "WD_DCGM_NAMESPACES" in p[k]["reason"]
+    assert ex.metrics == 0  # never read through pods/proxy
+
+
+def test_the_allowed_namespaces_are_a_setting_and_the_port_the_declared_metrics_port(tmp_path):
+    m = _meta()
+    own = _exporter("dcgm-exporter-q8w", "monitoring", port={"name": "metrics", "containerPort": 9500})
+    ex = Exporter(exporters=(own,), text=metrics_text(m["namespace"], "train-h1"),
+                  expected="/api/v1/namespaces/monitoring/pods/dcgm-exporter-q8w:9500/proxy/metrics")
+    p = _run(tmp_path, ex, env={"WD_DCGM_NAMESPACES": "monitoring, gpu-operator"})["run_profile"]
+    assert p["gpu_utilization"]["status"] == "observed" and ex.metrics == 1
+
+
+def test_metrics_port_and_trust_rules():
+    from tools.kube.metrics import allowed_namespaces, metrics_port, untrusted
+
+    assert allowed_namespaces({}) == ("gpu-operator", "nvidia-gpu-operator")
+    assert allowed_namespaces({"WD_DCGM_NAMESPACES": " a,b ,"}) == ("a", "b")
+    assert metrics_port(_exporter("e", "gpu-operator", port={"containerPort": 8080})) == 9400
+    assert metrics_port(_exporter("e", "gpu-operator", port={"name": "metrics", "containerPort": 9401})) == 9401
+    assert untrusted(EXPORTER, ("gpu-operator",)) is None
+    not_controller = _exporter("e", "gpu-operator")
+    not_controller["metadata"]["ownerReferences"][0]["controller"] = False
+    assert untrusted(not_controller, ("gpu-operator",)) == "not controlled by a DaemonSet"

@@ -3,6 +3,13 @@
 Bounded, per refresh: at most two discovery requests (exporter pods by the official chart label, then by the GPU
 Operator's label only when the first finds none) and at most one metrics request per distinct workload node.
 
+A pod is a source of GPU figures only when it is an exporter the cluster's operator runs, not merely a pod that
+carries the exporter's label (anyone who can create a pod can set a label): it must be in an allowed namespace
+(``WD_DCGM_NAMESPACES``, comma-separated; default the GPU Operator's ``gpu-operator`` and, on OpenShift,
+``nvidia-gpu-operator``), be controlled by a DaemonSet (dcgm-exporter's manifests, its Helm chart and the GPU
+Operator all run it as one), and be read on the exporter's metrics port: the container port named ``metrics``,
+else 9400. Labelled pods that fail a check are left out, and the limitation says how many and why.
+
 The read-only guard of ``tools.kube`` refuses every ``proxy`` subresource, so the one proxy read this needs has its
 own, narrower guard here: :func:`check_metrics_request` allows exactly ``GET
 /api/v1/namespaces/<ns>/pods/<pod>[:<port>]/proxy/metrics`` and nothing else, checked at this reader's call and
@@ -26,6 +33,8 @@ from tools.kube import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, KubeError, KubeWriteRe
 
 DISCOVERY_SELECTORS = ("app.kubernetes.io/name=dcgm-exporter", "app=nvidia-dcgm-exporter")
 DEFAULT_PORT = 9400
+NAMESPACES_ENV = "WD_DCGM_NAMESPACES"
+DEFAULT_NAMESPACES = ("gpu-operator", "nvidia-gpu-operator")
 MAX_METRICS_BYTES = 8 * 1024 * 1024
 _METRICS_PATH = re.compile(r"^/api/v1/namespaces/[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?/pods/"
                            r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?(:[0-9]{1,5})?/proxy/metrics$")
@@ -107,6 +116,37 @@ def sample_pod(s: Sample) -> tuple[str | None, str | None, str | None]:
             _first(L, "container", "container_name", "exported_container", "exported_container_name"))
 
 
+# ------------------------------------------------------------------------------------------- trust
+def allowed_namespaces(environ: Any = None) -> tuple[str, ...]:
+    """The namespaces an exporter may run in: ``WD_DCGM_NAMESPACES`` (comma-separated), else the defaults."""
+    import os
+
+    raw = (os.environ if environ is None else environ).get(NAMESPACES_ENV, "")
+    names = tuple(n.strip() for n in raw.split(",") if n.strip())
+    return names or DEFAULT_NAMESPACES
+
+
+def metrics_port(pod: dict) -> int:
+    """The exporter's metrics port: the container port named ``metrics``, else 9400."""
+    for c in (pod.get("spec") or {}).get("containers") or []:
+        for p in c.get("ports") or []:
+            if p.get("name") == "metrics" and isinstance(p.get("containerPort"), int) \
+                    and 0 < p["containerPort"] < 65536:
+                return p["containerPort"]
+    return DEFAULT_PORT
+
+
+def untrusted(pod: dict, namespaces: tuple[str, ...]) -> str | None:
+    """Why a pod carrying the exporter's label is not a source of GPU figures, or None."""
+    md = pod.get("metadata") or {}
+    if md.get("namespace") not in namespaces:
+        return "not in an allowed namespace"
+    owners = [o for o in md.get("ownerReferences") or [] if isinstance(o, dict) and o.get("controller")]
+    if not any(o.get("kind") == "DaemonSet" and str(o.get("apiVersion", "")).startswith("apps/") for o in owners):
+        return "not controlled by a DaemonSet"
+    return None
+
+
 # -------------------------------------------------------------------------------------------- reader
 @dataclass
 class DcgmProfileReader:
@@ -135,8 +175,11 @@ class DcgmProfileReader:
         return self._pm
 
     def discover(self) -> tuple[list[dict], str | None]:
-        """Exporter pods (cluster-wide list), at most two requests. (pods, why unavailable)."""
+        """Trusted exporter pods (cluster-wide list, then the checks of :func:`untrusted`), at most two requests.
+        (pods, why unavailable)."""
         last_err = None
+        namespaces = allowed_namespaces()
+        left_out: dict[str, int] = {}
         for sel in DISCOVERY_SELECTORS:
             self.requests["discovery"] += 1
             try:
@@ -148,19 +191,29 @@ class DcgmProfileReader:
                 if e.kind in ("forbidden", "unauthorized"):
                     return [], last_err
                 continue
-            items = [p for p in doc.get("items") or [] if (p.get("status") or {}).get("phase") == "Running"]
+            items = []
+            for p in doc.get("items") or []:
+                if (p.get("status") or {}).get("phase") != "Running":
+                    continue
+                why = untrusted(p, namespaces)
+                if why:
+                    left_out[why] = left_out.get(why, 0) + 1
+                else:
+                    items.append(p)
             if items:
                 return items, None
+        if left_out:
+            reasons = "; ".join(f"{n} {why}" for why, n in sorted(left_out.items()))
+            return [], (f"no trusted dcgm-exporter pod: pods carrying its label were left out ({reasons}; allowed "
+                        f"namespaces: {', '.join(namespaces)}, set {NAMESPACES_ENV} to change them)")
         return [], last_err or "no dcgm-exporter pods found (labels " + " or ".join(DISCOVERY_SELECTORS) + ")"
 
     def metrics(self, pod: dict) -> str:
         """The exporter pod's current /metrics text through the pods/proxy subresource (one GET)."""
-        md, spec = pod.get("metadata") or {}, pod.get("spec") or {}
-        port = DEFAULT_PORT
-        for c in spec.get("containers") or []:
-            for p in c.get("ports") or []:
-                if p.get("name") == "metrics" or p.get("containerPort") == DEFAULT_PORT:
-                    port = int(p.get("containerPort") or DEFAULT_PORT)
+        md = pod.get("metadata") or {}
+        if untrusted(pod, allowed_namespaces()):  # discover() returns no other; a caller's own pod is checked too
+            raise KubeError("error", f"{md.get('namespace')}/{md.get('name')} is not a trusted dcgm-exporter pod")
+        port = metrics_port(pod)
         path = (f"/api/v1/namespaces/{quote(md.get('namespace') or '', safe='')}/pods/"
                 f"{quote(md.get('name') or '', safe='')}:{port}/proxy/metrics")
         ac = self.kube.api_client

@@ -18,6 +18,7 @@ from typing import Any
 
 import urllib3
 
+from tools.kube import plugins
 from tools.kube.custom import CustomObjectReads
 from tools.kube.errors import KubeError, KubeWriteRefused
 from tools.kube.errors import _redacted, translate
@@ -104,7 +105,9 @@ class KubeReader(CustomObjectReads):
     ) -> "KubeReader":
         """Load a kubeconfig file (or dict). ``path=None`` means ``$KUBECONFIG`` / ``~/.kube/config``.
         ``server`` overrides the cluster URL (e.g. to replay a cassette recorded against another port).
-        A missing or unusable kubeconfig raises ``KubeError('unavailable')``."""
+        A missing or unusable kubeconfig raises ``KubeError('unavailable')``, and so does one whose user runs a
+        credential plugin (``exec``, ``auth-provider``) unless ``WD_KUBE_ALLOW_EXEC=1`` (:mod:`tools.kube.plugins`):
+        nothing is run before that check."""
         import copy
 
         import yaml
@@ -124,6 +127,8 @@ class KubeReader(CustomObjectReads):
                 doc, base = yaml.safe_load(p.read_text()), str(p.resolve().parent)
             if not isinstance(doc, dict):
                 raise KubeError("unavailable", "unusable kubeconfig: not a mapping")
+            if refused := plugins.refusal(doc, context):
+                raise KubeError("unavailable", refused)
             if server:
                 # In the document, not on the Configuration: the loader's token-refresh hook re-applies the
                 # kubeconfig's server before every request.

@@ -2,9 +2,11 @@
 
 The official SDK is async; the graph calls its source from several threads at once. :class:`McpSession` runs one
 ``ClientSession`` in a long-lived task on its own loop and bridges each call with ``run_coroutine_threadsafe``.
-Every call has a deadline; a dropped session (the server process exited, the HTTP session is gone) is
-reconnected once at most, after which every call fails with a stated ``UNREACHABLE`` error. Every outgoing message
-passes the allow-list (:mod:`tools.runai.mcp.allow`) on the write stream, beneath the session.
+Every call has its own bound (``timeout``) cut to what is left of the diagnosis's
+:class:`tools.deadline.Deadline`, and no call (nor a connect) starts when less than :data:`MIN_CALL_SECONDS` is
+left: a retry never outlives the diagnosis. A dropped session (the server process exited, the HTTP session is
+gone) is reconnected once at most, after which every call fails with a stated ``UNREACHABLE`` error. Every
+outgoing message passes the allow-list (:mod:`tools.runai.mcp.allow`) on the write stream, beneath the session.
 """
 from __future__ import annotations
 
@@ -16,9 +18,15 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Callable
 
 from tools.base import ErrorKind, ToolFailure
+from tools.deadline import Deadline
 from tools.runai.mcp.allow import check_call, check_message
 
-__all__ = ["McpSession", "Connector", "GuardedWriteStream"]
+__all__ = ["McpSession", "Connector", "GuardedWriteStream", "MIN_CALL_SECONDS"]
+
+#: a call (or a connect) needs at least this much of the diagnosis's deadline left, or it is not started
+MIN_CALL_SECONDS = 0.25
+#: how much longer than its own bound the caller waits for the SDK to report a call's timeout
+GRACE_SECONDS = 0.5
 
 #: an async context manager factory yielding the transport's (read_stream, write_stream)
 Connector = Callable[[], AbstractAsyncContextManager[tuple[Any, Any]]]
@@ -61,11 +69,12 @@ class McpSession:
     """A read-only MCP client session (see the module docstring). Thread-safe."""
 
     def __init__(self, connect: Connector, *, describe: str, timeout: float = 10.0, connect_timeout: float = 15.0,
-                 reconnects: int = 1):
+                 reconnects: int = 1, deadline: Deadline | None = None):
         self._connect = connect
         self.describe = describe
         self.timeout = timeout
         self.connect_timeout = connect_timeout
+        self.deadline = deadline or Deadline(None)
         self._reconnects_left = reconnects
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -133,14 +142,18 @@ class McpSession:
             self._holds[-1] = (stop, task)
             await ready
 
+        bound = self._bound(self.connect_timeout, f"the MCP server {self.describe}")
         fut = asyncio.run_coroutine_threadsafe(start(), loop)
         self.connects += 1
         try:
-            fut.result(timeout=self.connect_timeout)
+            fut.result(timeout=bound)
         except FutureTimeout:
             fut.cancel()
+            if self.deadline.expired:
+                raise ToolFailure(ErrorKind.TIMEOUT, self.deadline.stopped(
+                    f"the MCP server {self.describe}")) from None
             raise ToolFailure(ErrorKind.TIMEOUT, f"the MCP server {self.describe} did not complete the handshake "
-                                                 f"within {self.connect_timeout:g} s") from None
+                                                 f"within {bound:g} s") from None
         except ToolFailure:
             raise
         except Exception as e:  # noqa: BLE001
@@ -149,6 +162,15 @@ class McpSession:
             why = f"HTTP {status}" if isinstance(status, int) else f"{type(leaf).__name__}: {_first_line(leaf)}"
             raise ToolFailure(ErrorKind.UNREACHABLE, f"cannot connect to the MCP server {self.describe} ({why})",
                               status if isinstance(status, int) else None) from None
+
+    def _bound(self, own: float, what: str) -> float:
+        """``own`` cut to what is left of the deadline; TIMEOUT (nothing sent) when too little is left."""
+        left = self.deadline.remaining()
+        if left is None:
+            return own
+        if left < MIN_CALL_SECONDS:
+            raise _failure(ErrorKind.TIMEOUT, self.deadline.stopped(what), 0, deadline=True)
+        return min(own, left)
 
     def connect(self) -> None:
         with self._lock:
@@ -170,24 +192,34 @@ class McpSession:
             session, loop = self._session, self._loop
             if session is None or loop is None:
                 raise ToolFailure(ErrorKind.UNREACHABLE, self._dead or "the MCP session is not connected")
+            try:
+                bound = self._bound(self.timeout, f"tools/call {name}")
+            except ToolFailure as f:
+                f.attempts = attempts  # type: ignore[attr-defined]
+                raise
             attempts += 1
             fut = asyncio.run_coroutine_threadsafe(
-                session.call_tool(name, arguments, read_timeout_seconds=self.timeout), loop)
+                session.call_tool(name, arguments, read_timeout_seconds=bound), loop)
             try:
-                return fut.result(timeout=self.timeout + 1.0), attempts
+                return fut.result(timeout=bound + GRACE_SECONDS), attempts
             except FutureTimeout:
                 fut.cancel()
-                raise _failure(ErrorKind.TIMEOUT, f"tools/call {name} timed out (no answer by the deadline)",
-                               attempts)
+                raise self._timed_out(name, attempts) from None
             except Exception as e:  # noqa: BLE001 - classified below
                 e = _leaf(e)
                 if _is_timeout(e):
-                    raise _failure(ErrorKind.TIMEOUT, f"tools/call {name} timed out (no answer by the deadline)",
-                                   attempts) from None
+                    raise self._timed_out(name, attempts) from None
                 if self._session is session and not _is_drop(e):
                     raise _failure(ErrorKind.OTHER, f"tools/call {name} failed: {type(e).__name__}: "
                                                     f"{_first_line(e)}", attempts) from None
                 self._dropped(session, name, e)  # reconnects once at most, then the session is dead
+
+    def _timed_out(self, name: str, attempts: int) -> ToolFailure:
+        """A call without an answer in time: the diagnosis's deadline (as REST words it) or the call's own bound."""
+        left = self.deadline.remaining()
+        if left is not None and left < MIN_CALL_SECONDS:
+            return _failure(ErrorKind.TIMEOUT, self.deadline.stopped(f"tools/call {name}"), attempts, deadline=True)
+        return _failure(ErrorKind.TIMEOUT, f"tools/call {name} timed out (no answer by the deadline)", attempts)
 
     def _dropped(self, session: Any, name: str, e: BaseException) -> None:
         with self._lock:
@@ -237,9 +269,11 @@ class McpSession:
         loop.close()
 
 
-def _failure(kind: ErrorKind, message: str, attempts: int) -> ToolFailure:
+def _failure(kind: ErrorKind, message: str, attempts: int, *, deadline: bool = False) -> ToolFailure:
+    """``deadline``: the diagnosis's deadline ended it (``stopped``), so no retry can be made."""
     f = ToolFailure(kind, message)
     f.attempts = attempts  # type: ignore[attr-defined]
+    f.stopped = deadline  # type: ignore[attr-defined]
     return f
 
 

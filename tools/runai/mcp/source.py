@@ -19,18 +19,19 @@ events tool). Per skill tool:
   requested ones are kept, a requested type the server did not return is a note.
 
 A tool result with ``isError`` is classified from its (sanitised) text: not found → ABSENT, refused credentials,
-rate limits, timeouts and server errors → their :class:`ErrorKind` (those three retried once). A tool the server
+rate limits, timeouts and server errors → their :class:`ErrorKind` (those three retried once, within what is left
+of the diagnosis's ``deadline``: a call the deadline cut off is not retried). A tool the server
 does not advertise (e.g. renamed) is never called: the read is an ERROR naming the missing tool.
 """
 from __future__ import annotations
 
 import json
 import re
-import time
 from datetime import datetime
 from typing import Any, Callable
 
 from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult
+from tools.deadline import Deadline
 from tools.runai.errors import ApiAuthError, ApiUnavailable
 from tools.runai.ids import check_id, check_name
 from tools.runai.mcp.allow import SKILL_TOOLS
@@ -66,12 +67,15 @@ class RunaiMcpSource:
     """Read-only Run:ai evidence over MCP (see the module docstring). Thread-safe; connects on first use."""
 
     def __init__(self, connect: Connector, *, describe: str, timeout: float = 10.0, connect_timeout: float = 15.0,
-                 attempts: int = 2, backoff: float = 0.2, sleep: Callable[[float], None] = time.sleep):
+                 attempts: int = 2, backoff: float = 0.2, sleep: Callable[[float], None] | None = None,
+                 deadline: Deadline | None = None):
         self.describe = describe
-        self.session = McpSession(connect, describe=describe, timeout=timeout, connect_timeout=connect_timeout)
+        self.deadline = deadline or Deadline(None)
+        self.session = McpSession(connect, describe=describe, timeout=timeout, connect_timeout=connect_timeout,
+                                  deadline=self.deadline)
         self.attempts = max(1, attempts)
         self.backoff = backoff
-        self._sleep = sleep
+        self._sleep = sleep or self.deadline.sleep
         self.findings = Findings()
         self._connected = False
 
@@ -111,6 +115,8 @@ class RunaiMcpSource:
                 result, n = self.session.call(tool, arguments)
             except ToolFailure as f:
                 inv.attempts += getattr(f, "attempts", 1)
+                if getattr(f, "stopped", False):  # the diagnosis's deadline: no time for another attempt
+                    raise
                 if f.kind in RETRIED and attempt < self.attempts:
                     self._sleep(self.backoff)
                     continue

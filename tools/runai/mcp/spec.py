@@ -28,10 +28,8 @@ def _build(s: SourceSettings):
         env = {"RUNAI_BASE_URL": s.url, "RUNAI_CLIENT_ID": s.client_id, "RUNAI_CLIENT_SECRET": s.client_secret}
         connect, describe = stdio_connector(s.env[COMMAND], {k: v for k, v in env.items() if v})
     kw: dict = {} if s.sleep is None else {"sleep": s.sleep}
-    left = s.deadline.remaining() if s.deadline is not None else None
-    if left is not None:  # each call bounded by what is left of the diagnosis
-        kw["timeout"] = max(0.1, min(10.0, left))
-    return RunaiMcpSource(connect, describe=describe, **kw)
+    # each connect, call and retry gets only what is left of the diagnosis's deadline (none when too little is)
+    return RunaiMcpSource(connect, describe=describe, deadline=s.deadline, **kw)
 
 
 SOURCE = SourceSpec(
