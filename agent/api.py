@@ -27,7 +27,7 @@ def run_graph(request: DiagnosisRequest, runai: RunaiSource, kube: Any = None, k
     """Run the Run:ai failed-workload procedure on one request with the given sources (``deadline``: the one
     of the source's reads, which then bounds the Tier-2 Kubernetes reads as well)."""
     from agent.procedures import graph
-    from agent.procedures.runai_failed.context import Context
+    from agent.procedures.kit.context import Context
 
     ctx = Context(runai=runai, kube=kube, kube_unavailable=kube_unavailable, progress=progress,
                   limits=limits or Limits(), deadline=deadline)

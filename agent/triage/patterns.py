@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from agent.evidence.rules import image_pull_class
-from agent.procedures.runai_failed.evidence import S_PODS, S_SPEC, S_STATUS
+from agent.procedures.kit.evidence import S_PODS, S_SPEC, S_STATUS
 from agent.triage.run import Item
 
 MIN_WORKLOADS = 2

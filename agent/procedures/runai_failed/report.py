@@ -12,8 +12,8 @@ from agent.model.request import DiagnosisRequest
 from agent.model.result import DiagnosisResult, EvidenceLine, RecurrenceOut, ToolCall, WorkloadRef
 from agent.model.signals import Kind, Signal
 from agent.model.time import iso
-from agent.procedures.runai_failed import evidence as ev
-from agent.procedures.runai_failed.context import Context
+from agent.procedures.kit import evidence as ev
+from agent.procedures.kit.context import Context
 from agent.procedures.runai_failed.layers import report_lines as layer_lines
 from agent.procedures.runai_failed.state import State, Step
 from agent.taxonomy.recommendations import RecoContext
