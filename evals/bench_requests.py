@@ -33,9 +33,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.model import phases
 from evals.scenarios import Scenario
 
-TERMINAL = {"failed", "crashed", "stopped", "error", "completed", "succeeded"}
+TERMINAL = phases.ENDED
 STOP_AT_PHASE = {"cluster_mismatch", "completed", "suspended", "phase_not_terminal", "pending_scheduling",
                  "running_without_failure"}
 PAGE = 50  # the skill's limit=50 (history) and the client's page size (lists, pods, events)

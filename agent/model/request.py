@@ -45,7 +45,13 @@ class DiagnosisRequest(BaseModel):
 
     @property
     def has_workload(self) -> bool:
+        """Option A or a whole Option B."""
         return bool(self.workload_id or (self.workload_name and self.project))
+
+    @property
+    def complete(self) -> bool:
+        """Enough to read anything: the cluster and a workload (else the procedure asks, and reads nothing)."""
+        return bool(self.cluster_id and self.has_workload)
 
 
 def _id(value: str | None, what: str) -> str | None:

@@ -46,22 +46,37 @@ class PhaseRule:
     applies: Callable[[Facts], bool]
     stop: Callable[[Facts], Stop] | None = None  # an early end …
     defer: str | None = None  # … or a decision taken again after history and pods (``after_history``)
+    # (phase, kinds, events known) this row decides, and one it must leave to a later row (checked by a test)
+    true: tuple[str, frozenset, bool] = ("", frozenset(), True)
+    false: tuple[str, frozenset, bool] = ("", frozenset(), True)
 
 
+_F = frozenset
 RULES: tuple[PhaseRule, ...] = (
-    PhaseRule("preempted", lambda f: preempted(f.kinds), stop=lambda f: stops.preempted("status")),
-    PhaseRule("completed", lambda f: f.p in phases.SUCCEEDED, stop=lambda f: stops.completed(f.phase)),
-    PhaseRule("suspended", lambda f: f.p in phases.SUSPENDED, stop=lambda f: stops.SUSPENDED),
+    PhaseRule("preempted", lambda f: preempted(f.kinds), stop=lambda f: stops.preempted("status"),
+              true=("Failed", _F({Kind.PREEMPTED, Kind.APP_EXIT}), True),
+              false=("Failed", _F({Kind.APP_EXIT}), True)),
+    PhaseRule("completed", lambda f: f.p in phases.SUCCEEDED, stop=lambda f: stops.completed(f.phase),
+              true=("Succeeded", _F(), True), false=("Failed", _F(), True)),
+    PhaseRule("suspended", lambda f: f.p in phases.SUSPENDED, stop=lambda f: stops.SUSPENDED,
+              true=("Suspended", _F(), True), false=("Stopped", _F(), True)),
     # past scheduling: not "only scheduling evidence"; look further
     PhaseRule("pending_scheduled", lambda f: f.p == "pending" and not f.failure and Kind.POD_SCHEDULED in f.kinds,
-              defer="pending_scheduled"),
+              defer="pending_scheduled", true=("Pending", _F({Kind.POD_SCHEDULED}), True),
+              false=("Pending", _F({Kind.SCHEDULING_WAIT}), True)),
     PhaseRule("pending_scheduling", lambda f: f.p == "pending" and not f.failure and f.events_known,
-              stop=lambda f: stops.PENDING),
-    PhaseRule("pending", lambda f: f.p == "pending" and not f.failure, defer="pending"),  # events: null (Step 1.6)
+              stop=lambda f: stops.PENDING, true=("Pending", _F({Kind.SCHEDULING_WAIT}), True),
+              false=("Pending", _F({Kind.IMAGE_PULL}), True)),
+    PhaseRule("pending", lambda f: f.p == "pending" and not f.failure, defer="pending",  # events: null (Step 1.6)
+              true=("Pending", _F(), False), false=("Pending", _F({Kind.IMAGE_PULL}), False)),
     PhaseRule("running_without_failure", lambda f: f.p == "running" and not f.crash and f.events_known,
-              stop=lambda f: stops.RUNNING_WITHOUT_FAILURE),
-    PhaseRule("running", lambda f: f.p == "running" and not f.crash, defer="running"),
-    PhaseRule("phase_not_terminal", lambda f: f.p not in phases.DIAGNOSABLE, stop=lambda f: stops.not_terminal(f.phase)),
+              stop=lambda f: stops.RUNNING_WITHOUT_FAILURE, true=("Running", _F(), True),
+              false=("Running", _F({Kind.CRASH_LOOP}), True)),
+    PhaseRule("running", lambda f: f.p == "running" and not f.crash, defer="running",
+              true=("Running", _F(), False), false=("Running", _F({Kind.CRASH_LOOP}), False)),
+    PhaseRule("phase_not_terminal", lambda f: f.p not in phases.DIAGNOSABLE,
+              stop=lambda f: stops.not_terminal(f.phase), true=("Initializing", _F(), True),
+              false=("Crashed", _F(), True)),
 )
 
 
