@@ -13,6 +13,12 @@ from agent.procedures import specs
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def test_langgraph_json_is_the_one_the_registry_makes():
+    from agent.service.studio import langgraph_json
+
+    assert (ROOT / "langgraph.json").read_text() == langgraph_json(), "run: python -m agent.service.studio"
+
+
 def test_langgraph_json_points_at_each_registered_compiled_graph():
     cfg = json.loads((ROOT / "langgraph.json").read_text())
     assert cfg["dependencies"] == ["."]
