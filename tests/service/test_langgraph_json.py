@@ -34,4 +34,4 @@ def test_langgraph_json_points_at_each_registered_compiled_graph():
         assert isinstance(g, CompiledStateGraph)
         nodes = set(g.get_graph().nodes)
         want = set(specs()[name].build_graph().get_graph().nodes)
-        assert nodes == want and len(nodes) > 4
+        assert nodes == want and len(nodes) > 2  # START, END and a step at least

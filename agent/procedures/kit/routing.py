@@ -46,6 +46,9 @@ class PhaseRule:
     applies: Callable[[Facts], bool]
     stop: Callable[[Facts], Stop] | None = None  # an early end …
     defer: str | None = None  # … or a decision taken again after history and pods (``after_history``)
+    # the registered procedure that answers this route, when one exists (a ``failed --json`` key ``next`` naming
+    # its command would be derived from it; no row names one yet, and the key is not emitted)
+    answered_by: str | None = None
     # (phase, kinds, events known) this row decides, and one it must leave to a later row (checked by a test)
     true: tuple[str, frozenset, bool] = ("", frozenset(), True)
     false: tuple[str, frozenset, bool] = ("", frozenset(), True)
