@@ -202,7 +202,7 @@ def skill_minimum(sc: Scenario) -> Minimum:
     from tools.runai import spec_kind_path
 
     a, exp = sc.args, sc.expected
-    if not a.cluster_id or not (a.workload_id or (a.workload_name and a.project)):
+    if not a.complete:
         return Minimum(0, 0, "missing parameters: ask before any tool call")
     w = World.load(sc.world)
     data = w.data

@@ -293,7 +293,7 @@ def minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
     """
     a, e = sc.args, sc.expected
     calls: dict[str, int] = {}
-    if not a.cluster_id or not (a.workload_id or (a.workload_name and a.project)):
+    if not a.complete:
         return calls
     wls = world.get("workloads") or []
     selected: dict | None = None

@@ -43,6 +43,13 @@ class CaseArgs(BaseModel):
     lookback: str = "7d"
     now: str
 
+    @property
+    def complete(self) -> bool:
+        """The cluster and Option A or B: a run reads something (else it asks first)."""
+        from agent.model.request import is_complete
+
+        return is_complete(self.cluster_id, self.workload_id, self.workload_name, self.project)
+
 
 class Scenario(BaseModel):
     id: str
