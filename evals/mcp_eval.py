@@ -58,8 +58,8 @@ def live_run_mcp(sc: Scenario, *, world: dict | None = None, faults: list[dict] 
         source = RunaiMcpSource(memory_connector(standin), describe="the MCP stand-in", timeout=deadline,
                                 sleep=run.sleeps.append)
         try:
-            run.attempt(lambda: run_procedure(sc.procedure, **_kwargs(sc), use_kube=kube_reader is not None, kube_reader=kube_reader,
-                                         tier1="mcp", source=source))
+            run.attempt(lambda: run_procedure(sc.procedure, **_kwargs(sc), use_kube=kube_reader is not None,
+                                              kube_reader=kube_reader, tier1="mcp", source=source))
         finally:
             source.close()
             standin.close()

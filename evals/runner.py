@@ -22,8 +22,9 @@ def replay(sc: Scenario, *, cassette: Path | None = None, kube_reader=None) -> D
 
         kube_reader = replay_reader()
     with player().use_cassette(str(cassette or sc.cassette)):
-        return run_procedure(sc.procedure, **_kwargs(sc), runai_url=REPLAY_URL, client_id="replay", client_secret="replay",
-                        use_kube=kube_reader is not None, kube_reader=kube_reader, retry_sleep=lambda s: None)
+        return run_procedure(sc.procedure, **_kwargs(sc), runai_url=REPLAY_URL, client_id="replay",
+                             client_secret="replay", use_kube=kube_reader is not None, kube_reader=kube_reader,
+                             retry_sleep=lambda s: None)
 
 
 def live(sc: Scenario, *, delay_ms: int = 0, world: dict | None = None, kube_reader=None,
@@ -33,9 +34,9 @@ def live(sc: Scenario, *, delay_ms: int = 0, world: dict | None = None, kube_rea
     from evals.simulator import running_simulator
 
     with running_simulator(world if world is not None else sc.world, delay_ms=delay_ms) as sim:
-        res = run_procedure(sc.procedure, **_kwargs(sc), runai_url=sim.url, client_id=sim.client_id, client_secret=sim.client_secret,
-                       use_kube=kube_reader is not None, kube_reader=kube_reader,
-                       retry_sleep=retry_sleep or (lambda s: None))
+        res = run_procedure(sc.procedure, **_kwargs(sc), runai_url=sim.url, client_id=sim.client_id,
+                            client_secret=sim.client_secret, use_kube=kube_reader is not None,
+                            kube_reader=kube_reader, retry_sleep=retry_sleep or (lambda s: None))
         return res, list(sim.requests)
 
 
@@ -53,8 +54,8 @@ def record(sc: Scenario, *, cassette: Path | None = None, kube_reader=None,
     with running_simulator(world if world is not None else sc.world) as sim:
         with recorder(path, sim.url, kube_server).use_cassette(str(path)):
             res = run_procedure(sc.procedure, **_kwargs(sc), runai_url=sim.url, client_id=sim.client_id,
-                           client_secret=sim.client_secret, use_kube=kube_reader is not None,
-                           kube_reader=kube_reader, retry_sleep=lambda s: None)
+                                client_secret=sim.client_secret, use_kube=kube_reader is not None,
+                                kube_reader=kube_reader, retry_sleep=lambda s: None)
     if not path.exists():  # no request at all (e.g. missing parameters): an empty cassette replays that
         path.write_text("interactions: []\nversion: 1\n")
     else:
@@ -151,8 +152,8 @@ def live_run(sc: Scenario, *, world: dict | None = None, faults: list[dict] | No
     t0 = time.perf_counter()
     with running_simulator(wd) as sim:
         run.attempt(lambda: run_procedure(sc.procedure, **_kwargs(sc), runai_url=sim.url, client_id=sim.client_id,
-                                     client_secret=sim.client_secret, use_kube=False, transport=transport,
-                                     retry_sleep=run.sleeps.append))
+                                          client_secret=sim.client_secret, use_kube=False, transport=transport,
+                                          retry_sleep=run.sleeps.append))
         run.seconds = time.perf_counter() - t0
         with sim.lock:
             run.requests = list(sim.requests)

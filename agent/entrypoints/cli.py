@@ -251,8 +251,6 @@ def _usage(msg: str) -> None:
     fail(msg, EXIT_USAGE)
 
 
-
-
 def _procedure_commands() -> None:
     """One command per registered procedure that declares one, in registry order, before the other commands."""
     from agent.procedures import specs

@@ -2,8 +2,9 @@
 
 When a Run:ai workload is Pending with a pod-start signal (past scheduling, or a start failure) and Tier 2 read its
 pod, the report walks the pod's layers — Pod scheduling, Image pull, Init containers, Container start, Ready — with
-the lifecycle view's own phase rules (``agent.procedures.kit.layers``) over the pod Tier 2 already read (no further request), and names the
-first layer that is not done, its owner and the next action. It adds to the report; it never changes the verdict.
+the lifecycle view's own phase rules (``agent.procedures.kit.layers``) over the pod Tier 2 already read (no further
+request), and names the first layer that is not done, its owner and the next action. It adds to the report; it
+never changes the verdict.
 """
 from __future__ import annotations
 
