@@ -18,22 +18,22 @@ from tools.runai.registry import spec
 if TYPE_CHECKING:
     from agent.model.chat import ChatReply
 
-__all__ = ["diagnose", "run_graph", "chat", "achat", "ApiAuthError", "ApiUnavailable", "InvalidInput",
+__all__ = ["diagnose", "run_procedure", "run_graph", "chat", "achat", "ApiAuthError", "ApiUnavailable", "InvalidInput",
            "DiagnosisRequest", "DiagnosisResult"]
 
 
 def run_graph(request: DiagnosisRequest, runai: RunaiSource, kube: Any = None, kube_unavailable: str | None = None,
               progress: Callable[[str], None] | None = None, limits: Limits | None = None, *,
               deadline: Deadline | None = None) -> DiagnosisResult:
-    """Run the Run:ai failed-workload procedure on one request with the given sources (``deadline``: the one
-    of the source's reads, which then bounds the Tier-2 Kubernetes reads as well)."""
-    from agent.procedures import graph
-    from agent.procedures.runai_failed.context import Context
+    """Run the Run:ai procedure that takes this request's type (``DiagnosisRequest``: the failed-workload one) with
+    the given sources (``deadline``: the one of the source's reads, which then bounds the Tier-2 Kubernetes reads as
+    well). The runner behind every entry point: ``agent.procedures.run`` with the kit's ``Context``."""
+    from agent.procedures import for_request, run
+    from agent.procedures.kit.context import Context
 
     ctx = Context(runai=runai, kube=kube, kube_unavailable=kube_unavailable, progress=progress,
                   limits=limits or Limits(), deadline=deadline)
-    config = None if ctx.limits.concurrent_reads else {"max_concurrency": 1}  # parallel nodes one at a time
-    return graph("runai_failed").invoke({"request": request}, context=ctx, config=config)["result"]
+    return run(for_request(request).name, request, ctx)
 
 
 def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, workload_name: str | None = None,
@@ -61,22 +61,38 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     official Run:ai MCP server); ``source`` (optional) is a ready :class:`tools.runai.RunaiSource` used instead
     (the caller closes it).
     """
+    return run_procedure("runai_failed", **locals())  # (locals: exactly the keywords above)
+
+
+def run_procedure(name: str, *, cluster_id: str | None = None, workload_id: str | None = None,
+                  workload_name: str | None = None, project: str | None = None, intent: str = "terminal",
+                  lookback: str = "7d", now: str | None = None, runai_url: str | None = None,
+                  client_id: str | None = None, client_secret: str | None = None, kubeconfig: str | None = None,
+                  use_kube: bool = True, kube_reader: Any = None, transport: httpx.BaseTransport | None = None,
+                  retry_sleep: Callable[[float], None] | None = None, progress: Callable[[str], None] | None = None,
+                  llm: Any = None, timeout: float | str = 60.0, ca_file: str | None = None,
+                  limits: Limits | None = None, on_invocation: Callable[[Any, float], None] | None = None,
+                  tier1: str = "rest", source: RunaiSource | None = None) -> Any:
+    """``diagnose`` for any registered runai procedure (``agent.procedures.specs()``): the same keywords, the same
+    errors; returns the procedure's result. Every runai command, and the eval runner, run procedures through it."""
+    from agent.procedures import graph, spec
+
+    proc = spec(name)
+    if proc.kind != "runai":
+        raise InvalidInput(f"procedure {name!r} does not take a Run:ai request")
     try:
         seconds = parse_timeout(timeout)
     except ValueError as e:
         raise InvalidInput(str(e)) from None
-    req = build_request(cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name,
-                        project=project, intent=intent, lookback=lookback, now=now)
+    req = proc.as_input(build_request(cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name,
+                                      project=project, intent=intent, lookback=lookback, now=now))
     settings = Settings.from_env()
     url, cid, secret = settings.runai(runai_url, client_id, client_secret)
-    complete = bool(req.cluster_id and (req.workload_id or (req.workload_name and req.project)))
     limits = limits or Limits()
-    from agent.procedures import graph
-
-    graph("runai_failed")  # compiled (and its modules imported) before the clock of the deadline starts
+    graph(name)  # compiled (and its modules imported) before the clock of the deadline starts
     deadline = Deadline(seconds)
     runai = source if source is not None else _open_source(
-        settings, tier1, runai_url=runai_url, url=url, client_id=cid, client_secret=secret, needed=complete,
+        settings, tier1, runai_url=runai_url, url=url, client_id=cid, client_secret=secret, needed=req.complete,
         transport=transport, retry_sleep=retry_sleep, ca_file=ca_file, limits=limits, deadline=deadline,
         on_invocation=on_invocation)
     if kube_reader is not None:

@@ -33,9 +33,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.model import phases
 from evals.scenarios import Scenario
 
-TERMINAL = {"failed", "crashed", "stopped", "error", "completed", "succeeded"}
+TERMINAL = phases.ENDED
 STOP_AT_PHASE = {"cluster_mismatch", "completed", "suspended", "phase_not_terminal", "pending_scheduling",
                  "running_without_failure"}
 PAGE = 50  # the skill's limit=50 (history) and the client's page size (lists, pods, events)
@@ -201,7 +202,7 @@ def skill_minimum(sc: Scenario) -> Minimum:
     from tools.runai import spec_kind_path
 
     a, exp = sc.args, sc.expected
-    if not a.cluster_id or not (a.workload_id or (a.workload_name and a.project)):
+    if not a.complete:
         return Minimum(0, 0, "missing parameters: ask before any tool call")
     w = World.load(sc.world)
     data = w.data

@@ -43,7 +43,7 @@ def http_scenarios(suites: list[str] | None = None) -> list:
     out, seen = [], set()
     for sc in all_scenarios(suites or ["core"]):
         a = sc.args
-        if sc.tier2 or not sc.has_world or not a.cluster_id or not (a.workload_id or (a.workload_name and a.project)):
+        if sc.tier2 or not sc.has_world or not a.complete:
             continue
         world = json.loads(sc.world.read_text())
         if set(world) - {"workloads", "events", "pods", "history", "specs", "metrics"}:

@@ -15,6 +15,7 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
+from agent.model.request import is_complete
 from agent.model.result import DiagnosisResult
 from evals.scenarios import Scenario
 
@@ -36,7 +37,7 @@ def capture(*, out: str | Path, cluster_id: str | None, workload_id: str | None 
     from evals.runner import replay
     from evals.scenarios import load_scenario
 
-    if not cluster_id or not (workload_id or (workload_name and project)):
+    if not is_complete(cluster_id, workload_id, workload_name, project):
         raise InvalidInput("record needs --cluster-id and either --workload-id or --workload-name with --project")
     url, cid, secret = Settings.from_env().runai(runai_url, client_id, client_secret)
     if not url:

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable
 
 from agent.taxonomy import NAMES as CATEGORY_NAMES
+from agent.model import phases
 from agent.model.result import DiagnosisResult
 from evals.scenarios import Scenario
 
@@ -257,7 +258,6 @@ def secret_leaks(texts: dict[str, str], literals: Iterable[str] = ()) -> list[st
 
 # ------------------------------------------------------------------------------------------------ minimum calls
 _SPEC_KINDS = ("training", "workspace", "inference", "distributed", "interactive")
-_TERMINAL = {"failed", "crashed", "stopped", "error", "completed", "succeeded"}
 _OOM = re.compile(r"oom[ -]?kill|out of memory", re.I)
 _EXIT137 = re.compile(r"exit(?:ed)?[ _]?(?:with )?(?:code|status)\W{0,3}137\b", re.I)
 _RUNNING_SYMPTOM = re.compile(r"crashloopbackoff|back-off restarting|oom[ -]?kill|exit(?:ed)? (?:with )?code [1-9]",
@@ -293,7 +293,7 @@ def minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
     """
     a, e = sc.args, sc.expected
     calls: dict[str, int] = {}
-    if not a.cluster_id or not (a.workload_id or (a.workload_name and a.project)):
+    if not a.complete:
         return calls
     wls = world.get("workloads") or []
     selected: dict | None = None
@@ -306,7 +306,7 @@ def minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
         matches.sort(key=lambda w: _t(w.get("phaseUpdatedAt")), reverse=True)
         calls["list_workloads"] = max(1, math.ceil(len(matches) / 50))
         if a.intent == "terminal":
-            selected = next((w for w in matches if (w.get("phase") or "").lower() in _TERMINAL), None)
+            selected = next((w for w in matches if phases.norm(w.get("phase")) in phases.ENDED), None)
         else:
             for w in matches:
                 ph = (w.get("phase") or "").lower()

@@ -108,9 +108,9 @@ def demo(
             args.append("--json")
         os.environ["RUNAI_CLIENT_ID"] = sim.client_id
         os.environ["RUNAI_CLIENT_SECRET"] = sim.client_secret
-        typer.echo("# workload-diagnose failed " + " ".join(args), err=True)
+        typer.echo(f"# workload-diagnose {sc.command} " + " ".join(args), err=True)
         try:
-            product(["failed", *args], standalone_mode=False)
+            product([sc.command, *args], standalone_mode=False)
         except SystemExit as e:  # pragma: no cover - typer's own exit
             if e.code:
                 raise

@@ -4,7 +4,8 @@
     python -m evals.contract_snapshot --compare out/contract.json   # after: exit 1 and a diff on any byte changed
 
 Each scenario is replayed from its cassette (Tier-2 ones with their recorded Kubernetes exchanges) through
-``agent.api.diagnose`` and serialised exactly as ``workload-diagnose failed --json`` prints it.
+its procedure (``agent.api.run_procedure``; ``runai_failed`` unless its case names another) and serialised exactly as
+its command's ``--json`` prints it.
 """
 from __future__ import annotations
 

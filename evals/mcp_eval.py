@@ -41,7 +41,7 @@ def live_run_mcp(sc: Scenario, *, world: dict | None = None, faults: list[dict] 
                  options: dict | None = None, kube_reader: Any = None) -> McpRun:
     """Run ``sc`` through the MCP stand-in over the simulator; REST ``faults`` go into the world, ``mcp_faults``
     into the stand-in. Never raises: errors are recorded on the run (as :func:`evals.runner.live_run`)."""
-    from agent.api import diagnose
+    from agent.api import run_procedure
     from evals.mcp_standin import McpFault, Options, Standin, memory_connector
     from evals.simulator import running_simulator
     from tools.runai.mcp import RunaiMcpSource
@@ -58,8 +58,8 @@ def live_run_mcp(sc: Scenario, *, world: dict | None = None, faults: list[dict] 
         source = RunaiMcpSource(memory_connector(standin), describe="the MCP stand-in", timeout=deadline,
                                 sleep=run.sleeps.append)
         try:
-            run.attempt(lambda: diagnose(**_kwargs(sc), use_kube=kube_reader is not None, kube_reader=kube_reader,
-                                         tier1="mcp", source=source))
+            run.attempt(lambda: run_procedure(sc.procedure, **_kwargs(sc), use_kube=kube_reader is not None,
+                                              kube_reader=kube_reader, tier1="mcp", source=source))
         finally:
             source.close()
             standin.close()

@@ -14,7 +14,7 @@ def _kwargs(sc: Scenario) -> dict:
 
 
 def replay(sc: Scenario, *, cassette: Path | None = None, kube_reader=None) -> DiagnosisResult:
-    from agent.api import diagnose
+    from agent.api import run_procedure
     from evals.cassettes import player
 
     if kube_reader is None and sc.tier2:
@@ -22,20 +22,21 @@ def replay(sc: Scenario, *, cassette: Path | None = None, kube_reader=None) -> D
 
         kube_reader = replay_reader()
     with player().use_cassette(str(cassette or sc.cassette)):
-        return diagnose(**_kwargs(sc), runai_url=REPLAY_URL, client_id="replay", client_secret="replay",
-                        use_kube=kube_reader is not None, kube_reader=kube_reader, retry_sleep=lambda s: None)
+        return run_procedure(sc.procedure, **_kwargs(sc), runai_url=REPLAY_URL, client_id="replay",
+                             client_secret="replay", use_kube=kube_reader is not None, kube_reader=kube_reader,
+                             retry_sleep=lambda s: None)
 
 
 def live(sc: Scenario, *, delay_ms: int = 0, world: dict | None = None, kube_reader=None,
          retry_sleep=None) -> tuple[DiagnosisResult, list[tuple[str, str]]]:
     """Run against a fresh simulator serving the scenario's world; returns the result and the requests served."""
-    from agent.api import diagnose
+    from agent.api import run_procedure
     from evals.simulator import running_simulator
 
     with running_simulator(world if world is not None else sc.world, delay_ms=delay_ms) as sim:
-        res = diagnose(**_kwargs(sc), runai_url=sim.url, client_id=sim.client_id, client_secret=sim.client_secret,
-                       use_kube=kube_reader is not None, kube_reader=kube_reader,
-                       retry_sleep=retry_sleep or (lambda s: None))
+        res = run_procedure(sc.procedure, **_kwargs(sc), runai_url=sim.url, client_id=sim.client_id,
+                            client_secret=sim.client_secret, use_kube=kube_reader is not None,
+                            kube_reader=kube_reader, retry_sleep=retry_sleep or (lambda s: None))
         return res, list(sim.requests)
 
 
@@ -43,7 +44,7 @@ def record(sc: Scenario, *, cassette: Path | None = None, kube_reader=None,
            kube_server: str | None = None, world: dict | None = None) -> DiagnosisResult:
     """Record from the simulator (and, for Tier 2, from the live kube-apiserver ``kube_reader`` talks to);
     ``world`` replaces the scenario's world (Tier 2: with the pod UIDs that apiserver assigned)."""
-    from agent.api import diagnose
+    from agent.api import run_procedure
     from evals.cassettes import recorder
     from evals.simulator import running_simulator
 
@@ -52,9 +53,9 @@ def record(sc: Scenario, *, cassette: Path | None = None, kube_reader=None,
         path.unlink()
     with running_simulator(world if world is not None else sc.world) as sim:
         with recorder(path, sim.url, kube_server).use_cassette(str(path)):
-            res = diagnose(**_kwargs(sc), runai_url=sim.url, client_id=sim.client_id,
-                           client_secret=sim.client_secret, use_kube=kube_reader is not None,
-                           kube_reader=kube_reader, retry_sleep=lambda s: None)
+            res = run_procedure(sc.procedure, **_kwargs(sc), runai_url=sim.url, client_id=sim.client_id,
+                                client_secret=sim.client_secret, use_kube=kube_reader is not None,
+                                kube_reader=kube_reader, retry_sleep=lambda s: None)
     if not path.exists():  # no request at all (e.g. missing parameters): an empty cassette replays that
         path.write_text("interactions: []\nversion: 1\n")
     else:
@@ -141,7 +142,7 @@ def live_run(sc: Scenario, *, world: dict | None = None, faults: list[dict] | No
 
     import httpx
 
-    from agent.api import diagnose
+    from agent.api import run_procedure
     from evals.simulator import running_simulator
 
     wd, target = faulted_world(sc, world, faults, read_timeout)
@@ -150,9 +151,9 @@ def live_run(sc: Scenario, *, world: dict | None = None, faults: list[dict] | No
                  else httpx.HTTPTransport(verify=False, retries=0))
     t0 = time.perf_counter()
     with running_simulator(wd) as sim:
-        run.attempt(lambda: diagnose(**_kwargs(sc), runai_url=sim.url, client_id=sim.client_id,
-                                     client_secret=sim.client_secret, use_kube=False, transport=transport,
-                                     retry_sleep=run.sleeps.append))
+        run.attempt(lambda: run_procedure(sc.procedure, **_kwargs(sc), runai_url=sim.url, client_id=sim.client_id,
+                                          client_secret=sim.client_secret, use_kube=False, transport=transport,
+                                          retry_sleep=run.sleeps.append))
         run.seconds = time.perf_counter() - t0
         with sim.lock:
             run.requests = list(sim.requests)

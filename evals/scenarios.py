@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 ROOT = Path(__file__).resolve().parent / "scenarios"
 REPLAY_URL = "http://runai-simulator.local"
@@ -43,11 +43,21 @@ class CaseArgs(BaseModel):
     lookback: str = "7d"
     now: str
 
+    @property
+    def complete(self) -> bool:
+        """The cluster and Option A or B: a run reads something (else it asks first)."""
+        from agent.model.request import is_complete
+
+        return is_complete(self.cluster_id, self.workload_id, self.workload_name, self.project)
+
 
 class Scenario(BaseModel):
     id: str
     path: Path
     description: str = ""
+    # the case kind: the registered procedure that runs it (``case.json`` "procedure"; any whose spec says
+    # ``eval_cases``: a new procedure's scenarios run with no change to the eval runner)
+    procedure: str = "runai_failed"
     args: CaseArgs
     expected: Expected
     tier2: bool = False
@@ -56,6 +66,25 @@ class Scenario(BaseModel):
     # The expected verdict is the skill's; the code is known to disagree (reported, not yet fixed). The runner
     # reports such a scenario as an expected failure (xfail) and flags it when it starts passing.
     known_defect: str | None = None
+
+    @field_validator("procedure")
+    @classmethod
+    def _registered(cls, v: str) -> str:
+        from agent.procedures import specs
+
+        kinds = [n for n, s in specs().items() if s.eval_cases]
+        if v not in kinds:
+            raise ValueError(f"procedure {v!r} has no eval cases (registered case kinds: {', '.join(kinds)})")
+        return v
+
+    @property
+    def command(self) -> str:
+        """The CLI command that runs this scenario's procedure (``demo`` prints and runs it)."""
+        from agent.procedures import spec
+
+        cmd = spec(self.procedure).command
+        assert cmd is not None, self.procedure
+        return cmd.name
 
     @property
     def suite(self) -> str:

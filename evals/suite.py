@@ -48,9 +48,11 @@ def _warm() -> None:
     if not _WARM:
         import agent.api  # noqa: F401
         import evals.cassettes  # noqa: F401
-        from agent.procedures.runai_failed.graph import build_graph
+        from agent.procedures import graph, specs
 
-        build_graph()
+        for name, spec in specs().items():
+            if spec.eval_cases:
+                graph(name)
         _WARM = True
 
 

@@ -67,3 +67,15 @@ def test_no_scenario_suite_and_no_tests_in_the_wheel(wheel):
     assert any(n.startswith("guardrails/corpora/") for n in names)  # the product's own data still ships
     assert "workload-diagnose = agent.entrypoints.cli:main" in entry_points
     assert re.search(r"\[workload_diagnose\.commands\]\s+evals = evals\.cli:app", entry_points)
+
+
+@pytest.mark.slow
+def test_every_product_module_is_in_the_wheel(wheel):
+    """A folder of modules without ``__init__.py`` is skipped by the package finder: its modules would be missing
+    from an installed product (an import error only a user would see)."""
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+    missing = sorted(str(p.relative_to(REPO)) for top in ("agent", "tools", "guardrails") for p in
+                     (REPO / top).rglob("*.py") if "__pycache__" not in p.parts
+                     and str(p.relative_to(REPO)) not in names)
+    assert not missing, missing

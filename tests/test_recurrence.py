@@ -1,7 +1,7 @@
 """Recurrence: distinct occurrences inside the lookback; a phase update and an event for one termination count once."""
 from __future__ import annotations
 
-from agent.procedures.runai_failed.evidence import history_items
+from agent.procedures.kit.evidence import history_items
 from agent.procedures.runai_failed.recurrence import count_recurrence, episodes, split_current
 from tools.runai import History, HistoryRecord, PhaseUpdate, Event
 

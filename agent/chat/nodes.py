@@ -101,7 +101,7 @@ def diagnose(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
 
 def previous(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     """"and the run before that?": the previous terminal match of the same name and project on the cluster."""
-    from agent.procedures.runai_failed.nodes import TERMINAL_PHASES
+    from agent.model import phases
     from tools.runai import parse_time
 
     ctx, last = runtime.context, state.get("last") or {}
@@ -125,7 +125,7 @@ def previous(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     ids = [c.id for c in cands]
     seen = set(state.get("diagnosed") or [])
     pool = cands[ids.index(w["id"]) + 1:] if w["id"] in ids else [c for c in cands if c.id not in seen]
-    prior = next((c for c in pool if (c.phase or "").lower() in TERMINAL_PHASES), None)
+    prior = next((c for c in pool if phases.norm(c.phase) in phases.ENDED), None)
     if prior is None:
         return _answered(f"There is no earlier terminal run of {w['name']!r} in project {w['project']!r} on this "
                          "cluster.")

@@ -145,7 +145,7 @@ def _version(value: bool) -> None:
 def _group(
     _show_version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                        help="Print the version and exit."),
-) -> None:  # a group even while 'failed' is the product's only command: plugins add more
+) -> None:  # a group: the procedures' commands, the product's others, then the plugins'
     pass
 
 
@@ -164,65 +164,71 @@ def intent_option() -> Any:
                              "failure).")
 
 
-@app.command(cls=Command, epilog=EXIT_HELP)
-def failed(
-    cluster_id: Optional[str] = typer.Option(None, "--cluster-id", help="Run:ai cluster UUID (required)."),
-    workload_id: Optional[str] = typer.Option(None, "--workload-id", help="Option A: the workload UUID."),
-    workload_name: Optional[str] = typer.Option(None, "--workload-name", help="Option B: exact workload name."),
-    project: Optional[str] = typer.Option(None, "--project", help="Option B: the project name."),
-    intent: str = intent_option(),
-    lookback: str = typer.Option("7d", "--lookback", help="History window: 90m, 36h, 7d, 2w."),
-    now: Optional[str] = typer.Option(None, "--now", help="Pin the clock (ISO 8601) for replays."),
-    runai_url: Optional[str] = typer.Option(None, "--runai-url", help="Run:ai control plane URL "
-                                                                     "(default: RUNAI_BASE_URL)."),
-    kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Read-only kubeconfig for Tier 2 "
-                                                                        "(default: KUBECONFIG; never "
-                                                                        "~/.kube/config)."),
-    no_kube: bool = typer.Option(False, "--no-kube", help="Do not use Kubernetes (Tier 2) at all."),
-    allow_kube_exec: bool = allow_kube_exec_option(),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    timeout: str = typer.Option("60", "--timeout", help="Stop every read after this many seconds; what was not read "
-                                                        "is stated."),
-    ca_file: Optional[str] = typer.Option(None, "--ca-file", help="PEM CA bundle for TLS (default: SSL_CERT_FILE, "
-                                                                  "REQUESTS_CA_BUNDLE, else certifi)."),
-    tier1: str = typer.Option("rest", "--tier1", metavar=tier1_registry.metavar(),
-                              help=tier1_registry.help_text() + "."),
-    verbose: bool = verbose_option(),
-) -> None:
-    """Diagnose why one Run:ai workload failed (credentials: RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET)."""
-    check_intent(intent)
-    if kubeconfig and no_kube:
-        _usage("--kubeconfig and --no-kube cannot be used together")
-    allow_kube_exec_flag(allow_kube_exec)
-    from agent.api import diagnose
-    from agent.entrypoints.errors import result_exit_code
-    from agent.entrypoints.settings import Settings
-    from agent.entrypoints.terminal import Progress, print_report, request_printer
-    from tools.transport import plain_http_warning
+def runai_command(spec: Any) -> Callable[..., None]:
+    """The command of a runai procedure (``agent.procedures.spec``): the options every Run:ai procedure shares, its
+    help from the spec; it runs the procedure through ``agent.api`` and prints its report or ``--json`` object."""
 
-    if insecure := plain_http_warning(runai_url or Settings.from_env().runai_base_url or ""):
-        typer.echo(f"workload-diagnose: warning: {insecure}", err=True)
-    progress = Progress("resolving workload", quiet=as_json)
-    try:
-        result = handled(lambda: diagnose(
-            cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name, project=project,
-            intent=intent, lookback=lookback, now=now, runai_url=runai_url, kubeconfig=kubeconfig,
-            use_kube=not no_kube, progress=progress.update, timeout=timeout, ca_file=ca_file, tier1=tier1,
-            on_invocation=request_printer(progress.echo) if verbose else None))
-    except KeyboardInterrupt:  # every read was cancelled by the deadline's SIGINT hook: end now, no traceback
-        progress.stop()
-        _exit_now("interrupted: nothing was diagnosed", 130)
-    finally:
-        progress.stop()
-    if as_json:
-        typer.echo(json.dumps(result.model_dump(mode="json"), indent=2, sort_keys=False))
-    else:
-        from agent.procedures.runai_failed.report import text_report
+    def command(
+        cluster_id: Optional[str] = typer.Option(None, "--cluster-id", help="Run:ai cluster UUID (required)."),
+        workload_id: Optional[str] = typer.Option(None, "--workload-id", help="Option A: the workload UUID."),
+        workload_name: Optional[str] = typer.Option(None, "--workload-name", help="Option B: exact workload name."),
+        project: Optional[str] = typer.Option(None, "--project", help="Option B: the project name."),
+        intent: str = intent_option(),
+        lookback: str = typer.Option("7d", "--lookback", help="History window: 90m, 36h, 7d, 2w."),
+        now: Optional[str] = typer.Option(None, "--now", help="Pin the clock (ISO 8601) for replays."),
+        runai_url: Optional[str] = typer.Option(None, "--runai-url", help="Run:ai control plane URL "
+                                                                         "(default: RUNAI_BASE_URL)."),
+        kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Read-only kubeconfig for Tier 2 "
+                                                                            "(default: KUBECONFIG; never "
+                                                                            "~/.kube/config)."),
+        no_kube: bool = typer.Option(False, "--no-kube", help="Do not use Kubernetes (Tier 2) at all."),
+        allow_kube_exec: bool = allow_kube_exec_option(),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+        timeout: str = typer.Option("60", "--timeout", help="Stop every read after this many seconds; what was not "
+                                                            "read is stated."),
+        ca_file: Optional[str] = typer.Option(None, "--ca-file", help="PEM CA bundle for TLS (default: "
+                                                                      "SSL_CERT_FILE, REQUESTS_CA_BUNDLE, else "
+                                                                      "certifi)."),
+        tier1: str = typer.Option("rest", "--tier1", metavar=tier1_registry.metavar(),
+                                  help=tier1_registry.help_text() + "."),
+        verbose: bool = verbose_option(),
+    ) -> None:
+        check_intent(intent)
+        if kubeconfig and no_kube:
+            _usage("--kubeconfig and --no-kube cannot be used together")
+        allow_kube_exec_flag(allow_kube_exec)
+        from agent.api import run_procedure
+        from agent.entrypoints.errors import result_exit_code
+        from agent.entrypoints.settings import Settings
+        from agent.entrypoints.terminal import Progress, print_report, request_printer
+        from agent.procedures.spec import load
+        from tools.transport import plain_http_warning
 
-        print_report(text_report(result))
-    code = result_exit_code(result.route)
-    if code:
-        raise typer.Exit(code)
+        if insecure := plain_http_warning(runai_url or Settings.from_env().runai_base_url or ""):
+            typer.echo(f"workload-diagnose: warning: {insecure}", err=True)
+        progress = Progress("resolving workload", quiet=as_json)
+        try:
+            result = handled(lambda: run_procedure(
+                spec.name, cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name,
+                project=project, intent=intent, lookback=lookback, now=now, runai_url=runai_url,
+                kubeconfig=kubeconfig, use_kube=not no_kube, progress=progress.update, timeout=timeout,
+                ca_file=ca_file, tier1=tier1, on_invocation=request_printer(progress.echo) if verbose else None))
+        except KeyboardInterrupt:  # every read was cancelled by the deadline's SIGINT hook: end now, no traceback
+            progress.stop()
+            _exit_now("interrupted: nothing was diagnosed", 130)
+        finally:
+            progress.stop()
+        if as_json:  # (a key naming the command that answers a route would come from kit.routing's answered_by)
+            typer.echo(json.dumps(result.model_dump(mode="json"), indent=2, sort_keys=False))
+        else:
+            print_report(load(spec.report)(result) if spec.report else result.report)
+        code = result_exit_code(result.route)
+        if code:
+            raise typer.Exit(code)
+
+    command.__doc__ = spec.command.help
+    command.__name__ = spec.command.name
+    return command
 
 
 def check_intent(intent: str) -> None:
@@ -248,9 +254,21 @@ def _usage(msg: str) -> None:
     fail(msg, EXIT_USAGE)
 
 
-from agent.entrypoints.lifecycle_cmd import lifecycle  # noqa: E402  (Kueue/KubeRay lifecycle view, issue 11)
+def _procedure_commands() -> None:
+    """One command per registered procedure that declares one, in registry order, before the other commands."""
+    from agent.procedures import specs
+    from agent.procedures.spec import load
 
-app.command("lifecycle", cls=Command)(lifecycle)
+    for spec in specs().values():
+        if spec.command is None:
+            continue
+        if spec.command.impl:
+            app.command(spec.command.name, cls=Command)(load(spec.command.impl))
+        else:
+            app.command(spec.command.name, cls=Command, epilog=EXIT_HELP)(runai_command(spec))
+
+
+_procedure_commands()
 from agent.entrypoints.triage_cmd import triage  # noqa: E402  (fleet triage, issue 15)
 
 app.command("triage", cls=Command)(triage)

@@ -45,7 +45,22 @@ class DiagnosisRequest(BaseModel):
 
     @property
     def has_workload(self) -> bool:
-        return bool(self.workload_id or (self.workload_name and self.project))
+        return names_workload(self.workload_id, self.workload_name, self.project)
+
+    @property
+    def complete(self) -> bool:
+        return is_complete(self.cluster_id, self.workload_id, self.workload_name, self.project)
+
+
+def names_workload(workload_id: str | None, workload_name: str | None, project: str | None) -> bool:
+    """Option A (a workload id) or a whole Option B (a workload name and its project)."""
+    return bool(workload_id or (workload_name and project))
+
+
+def is_complete(cluster_id: str | None, workload_id: str | None, workload_name: str | None,
+                project: str | None) -> bool:
+    """Enough to read anything: the cluster and a workload (else a procedure asks, and reads nothing)."""
+    return bool(cluster_id and names_workload(workload_id, workload_name, project))
 
 
 def _id(value: str | None, what: str) -> str | None:

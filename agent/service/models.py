@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from agent.model.request import DiagnosisRequest, build_request
+from agent.model.request import DiagnosisRequest, build_request, names_workload
 from tools.runai import ids
 
 ID_PATTERN = ids._SAFE_ID.pattern  # documented in the OpenAPI schema; enforced by build_request
@@ -75,7 +75,7 @@ class DiagnosisBody(BaseModel):
 
     @model_validator(mode="after")
     def _whole(self) -> "DiagnosisBody":
-        if not (self.workload_id or (self.workload_name and self.project)):
+        if not names_workload(self.workload_id, self.workload_name, self.project):
             raise ValueError("give workload_id (Option A) or workload_name and project (Option B)")
         req = build_request(**self.model_dump())
         self._request = req

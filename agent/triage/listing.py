@@ -12,12 +12,11 @@ from datetime import datetime, timedelta
 
 from agent.model.findings import Call
 from agent.model.request import build_request
+from agent.model import phases
 from agent.model.time import iso, parse_lookback
-from agent.procedures.runai_failed.nodes import _fatal_if_unreachable
+from agent.procedures.kit.reads import fatal_if_unreachable
 from tools.runai import InvalidInput, Workload, check_name
 
-TERMINAL_PHASES = ("Failed", "Stopped")
-ACTIVE_PHASES = ("Running", "Pending")
 
 
 @dataclass(frozen=True)
@@ -67,13 +66,13 @@ def list_candidates(client, req: TriageRequest) -> Listing:
     """One list call per page per phase; raises ApiUnavailable / ApiAuthError when a phase cannot be listed."""
     out = Listing()
     seen: set[str] = set()
-    for phase in TERMINAL_PHASES + ACTIVE_PHASES:
-        windowed = phase in TERMINAL_PHASES
+    for phase in phases.LISTED_FAILED + phases.LISTED_ACTIVE:
+        windowed = phase in phases.LISTED_FAILED
         r = client.list_phase(cluster_id=req.cluster_id, phase=phase, project=req.project,
                        department=req.department, since=req.window_start if windowed else None,
                        until=req.now if windowed else None)
         out.calls += [Call(step=0, tool=i.tool, request=i.request, status=i.status_code) for i in r.invocations]
-        _fatal_if_unreachable(r, f"the {phase} workloads of cluster {req.cluster_id}")
+        fatal_if_unreachable(r, f"the {phase} workloads of cluster {req.cluster_id}")
         if not r.ok:
             raise _unlisted(phase, r)
         out.notes += [f"list_workloads: {n}" for n in r.notes]

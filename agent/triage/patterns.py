@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from agent.procedures.runai_failed.evidence import S_PODS, S_SPEC, S_STATUS
+from agent.procedures.kit.evidence import S_PODS, S_SPEC, S_STATUS
 from agent.taxonomy import CATEGORIES
 from agent.taxonomy.record import TriageGroup
 from agent.triage.run import Item

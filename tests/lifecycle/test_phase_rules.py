@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from agent.model.lifecycle import first_incomplete
-from agent.procedures.lifecycle import phases as ph
+from agent.procedures.kit import layers as ph
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -106,7 +106,7 @@ def _admitted_wl(api_version: str, spec: dict, topology: dict) -> dict:
 def test_workload_shapes_v1beta1_and_v1beta2_read_alike():
     """Kueue ≤0.13 (v1beta1) and newer (v1beta2) Workloads differ in the topology assignment (domains vs slices)
     and the priority class (priorityClassName/Source vs priorityClassRef): both read to the same evidence."""
-    from agent.procedures.lifecycle.phases.kueue import admission_text, priority_text
+    from agent.procedures.kit.layers.kueue import admission_text, priority_text
 
     v1 = _admitted_wl("kueue.x-k8s.io/v1beta1",
                       {"priority": 7, "priorityClassName": "low",

@@ -47,7 +47,7 @@ def test_dra_clock_decides_stuck():
     the unrelated FailedMount event on the pod, makes it a warning."""
     import copy
 
-    from agent.procedures.lifecycle import phases as ph
+    from agent.procedures.kit import layers as ph
 
     res = replay_result("dra-unallocated")
     dra = next(p for p in res.phases if p.name == "DRA allocation")

@@ -1,15 +1,15 @@
 """One refresh of the lifecycle view: the compiled graph run over a read-only source (CLI, tests, --watch)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from agent.model.lifecycle import LifecycleResult
-from agent.procedures import graph
+from agent.procedures import run
 from agent.procedures.lifecycle.context import Context
 from agent.procedures.lifecycle.nodes import LifecycleAuthError, LifecycleUnavailable
 from agent.procedures.lifecycle.state import LifecycleRequest
 
-__all__ = ["LifecycleAuthError", "LifecycleUnavailable", "LifecycleRequest", "refresh"]
+__all__ = ["LifecycleAuthError", "LifecycleUnavailable", "LifecycleRequest", "refresh", "status"]
 
 
 def refresh(request: LifecycleRequest, kube: Any, *, metrics: Any = None,
@@ -18,6 +18,16 @@ def refresh(request: LifecycleRequest, kube: Any, *, metrics: Any = None,
     calls and findings are per refresh (cleared here)."""
     kube.calls.clear()
     kube.injections.clear()
-    out = graph("lifecycle").invoke({"request": request},
-                                    context=Context(kube=kube, metrics=metrics, progress=progress))
-    return out["result"]
+    return run("lifecycle", request, Context(kube=kube, metrics=metrics, progress=progress))
+
+
+def status(name: str, namespace: str, kind: Literal["auto", "job", "rayjob"] = "auto") -> LifecycleResult:
+    """One refresh with a reader of ``KUBECONFIG`` (the MCP tool ``lifecycle_status``); raises ``KubeError`` or
+    ``InvalidInput`` (one line each)."""
+    from tools.kube.lifecycle import LifecycleReader
+
+    reader = LifecycleReader.from_kubeconfig(None, None)
+    try:
+        return refresh(LifecycleRequest(name=name, namespace=namespace, kind=kind), reader)
+    finally:
+        reader.close()

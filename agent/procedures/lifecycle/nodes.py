@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from agent.model.findings import Call, Limitation
-from agent.procedures.lifecycle import phases as ph
+from agent.procedures.kit import layers as ph
 from agent.procedures.lifecycle.context import Context
 from agent.procedures.lifecycle.state import State, Step
 from tools.kube import KubeError

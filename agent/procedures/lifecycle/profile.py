@@ -6,7 +6,7 @@ the run only when both its namespace and its pod label match one of the run's po
 from __future__ import annotations
 
 from agent.model.findings import Call, Limitation
-from agent.procedures.lifecycle import phases as ph
+from agent.procedures.kit import layers as ph
 from agent.procedures.lifecycle.context import Context
 from agent.procedures.lifecycle.state import State, Step
 from tools.kube import KubeError

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 from agent.model import lifecycle as lc
 from agent.model.findings import ordered
-from agent.model.lifecycle import Layer, LifecycleResult, Phase, RunRef, first_incomplete
+from agent.model.lifecycle import LifecycleResult, Phase, RunRef
 from agent.model.result import EvidenceLine, ToolCall
+from agent.procedures.kit.layers.text import layer_of, phase_lines
 from agent.procedures.lifecycle.state import State
-
-MARKERS = {"done": "[x]", "active": "[>]", "warning": "[!]", "skipped": "[-]", "pending": "[ ]"}
 
 NOTE_ADMISSION = ("Kueue admission means quota was reserved, not that pods are running: the phases after it say "
                   "whether they are.")
@@ -33,24 +32,6 @@ def notes(state: State, phases: list[Phase], first: Phase | None) -> list[str]:
     if first is not None and first.status == "warning":
         out.append(NOTE_NO_RETRY.format(layer=first.name))
     return out
-
-
-def phase_lines(phases: list[Phase]) -> list[str]:
-    """One line per phase (marker, name, status, detail) and its tip while it is not complete."""
-    lines: list[str] = []
-    width = max(len(p.name) for p in phases) if phases else 0
-    for p in phases:
-        extra = "" if p.name in lc.LISTED_PHASES else "  (extra phase: not counted)"
-        lines.append(f"  {MARKERS[p.status]} {p.name:<{width}}  {p.status:<7}  {p.detail}{extra}")
-        if p.hint and not p.complete:
-            lines.append(f"      tip: {p.hint}")
-    return lines
-
-
-def layer_of(phases: list[Phase]) -> tuple[Phase | None, Layer | None]:
-    """The first incomplete listed phase and the layer to act on (its owner and next action)."""
-    first = first_incomplete(phases)
-    return first, (Layer(name=first.name, owner=first.owner, next_action=first.next_action) if first else None)
 
 
 def render(result: LifecycleResult) -> str:

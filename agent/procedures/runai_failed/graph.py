@@ -25,7 +25,7 @@ from functools import lru_cache
 from langgraph.graph import END, START, StateGraph
 
 from agent.procedures.runai_failed import nodes as n
-from agent.procedures.runai_failed.context import Context
+from agent.procedures.kit.context import Context
 from agent.procedures.runai_failed.state import Input, Output, State
 
 

@@ -2,8 +2,9 @@
 
 When a Run:ai workload is Pending with a pod-start signal (past scheduling, or a start failure) and Tier 2 read its
 pod, the report walks the pod's layers — Pod scheduling, Image pull, Init containers, Container start, Ready — with
-the lifecycle procedure's own phase rules over the pod Tier 2 already read (no further request), and names the
-first layer that is not done, its owner and the next action. It adds to the report; it never changes the verdict.
+the lifecycle view's own phase rules (``agent.procedures.kit.layers``) over the pod Tier 2 already read (no further
+request), and names the first layer that is not done, its owner and the next action. It adds to the report; it
+never changes the verdict.
 """
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from datetime import datetime
 
 from agent.model.lifecycle import PodLayers
 from agent.model.signals import Kind, Signal
-from agent.procedures.lifecycle import phases as ph
-from agent.procedures.lifecycle.report import layer_of, phase_lines
+from agent.procedures.kit import layers as ph
+from agent.procedures.kit.layers.text import layer_of, phase_lines
 
 # what says the pod got as far as starting (scheduled / pulling / started) or failed while starting
 POD_START_KINDS = frozenset({Kind.POD_SCHEDULED, Kind.IMAGE_PULL, Kind.INIT_FAILED, Kind.MOUNT_FAILED,

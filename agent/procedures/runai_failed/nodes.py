@@ -11,39 +11,27 @@ from contextlib import nullcontext
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
+from agent.model import phases
 from agent.model.findings import Call, calls_of, limitations
 from agent.model.outcomes import Stop
-from agent.model.signals import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS, Kind, Signal, kinds_of
+from agent.model.signals import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS, Signal, kinds_of
 from agent.model.time import iso, parse_time, timestamp_problem
-from agent.procedures.runai_failed import evidence as ev
-from agent.procedures.runai_failed import stops
-from agent.procedures.runai_failed.context import Context
-from agent.procedures.runai_failed.reads import read_limitations
+from agent.procedures.kit import evidence as ev
+from agent.procedures.kit import routing, stops
+from agent.procedures.kit.context import Context
+from agent.procedures.kit.reads import read_limitations
 from agent.procedures.runai_failed.recurrence import Episode, count_recurrence, episodes, split_current
 from agent.procedures.runai_failed.state import KubeEvidence, State, Step
 from agent.taxonomy import metrics_needed_by
 from agent.taxonomy.classifier import classify
-from tools.base import ErrorKind, ToolStatus
-from tools.runai import ApiAuthError, ApiUnavailable, WorkloadStatus
+from agent.procedures.kit.reads import fatal_if_unreachable
+from tools.base import ToolStatus
+from tools.runai import ApiUnavailable, WorkloadStatus
 
-TERMINAL_PHASES = {"failed", "crashed", "stopped", "error", "completed", "succeeded"}
-FAILED_PHASES = {"failed", "crashed", "stopped", "error"}
 
 
 def _end(stop: Stop, **update) -> Command:
     return Command(goto="report", update={"stop": stop, **update})
-
-
-def _fatal_if_unreachable(result, what: str) -> None:
-    err = result.error
-    if err is None:
-        return
-    if err.kind == ErrorKind.UNAUTHORIZED:
-        raise ApiAuthError(f"the Run:ai API refused the credentials for {what} ({err.message})")
-    if err.kind == ErrorKind.FORBIDDEN:
-        raise ApiAuthError(f"the Run:ai service account may not read {what} ({err.message})")
-    if err.kind in (ErrorKind.UNREACHABLE, ErrorKind.TIMEOUT, ErrorKind.SERVER_ERROR, ErrorKind.RATE_LIMITED):
-        raise ApiUnavailable(f"the Run:ai API could not answer {what}: {err.message}")
 
 
 def _status_update(st) -> dict:
@@ -79,7 +67,7 @@ def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
 
     ctx.step("list_workloads")
     lr = ctx.runai.list_workloads(name=req.workload_name, cluster_id=req.cluster_id, project=req.project)
-    _fatal_if_unreachable(lr, "the workload list")
+    fatal_if_unreachable(lr, "the workload list")
     found = {"list_result": lr, "calls": calls_of(lr, Step.LIST),
              "limitations": limitations(Step.LIST, *(f"{lr.tool}: {n}" for n in lr.notes))}
     if not lr.ok:
@@ -95,7 +83,7 @@ def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
     cands = sorted(lr.data or [], key=newest_first)
     if req.intent == "terminal":
         for w in cands:
-            if (w.phase or "").lower() in TERMINAL_PHASES:
+            if phases.norm(w.phase) in phases.ENDED:
                 return Command(goto="get_workload_status", update={**found, "selected_id": w.id})
         names = ", ".join(f"{w.id} ({w.phase})" for w in cands[:5]) or "none"
         return _end(stops.no_match(
@@ -109,7 +97,7 @@ def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
             continue
         ctx.step(f"get_workload_status {w.id}")
         st = ctx.runai.get_workload_status(w.id, cutoff=req.cutoff)
-        _fatal_if_unreachable(st, f"workload {w.id}")
+        fatal_if_unreachable(st, f"workload {w.id}")
         if st.ok and _confirms_symptom(st.data, phase):
             upd = _status_update(st)
             return Command(goto="check_phase", update={
@@ -138,7 +126,7 @@ def _confirms_symptom(st: WorkloadStatus, phase: str) -> bool:
     kinds = kinds_of(ev.status_signals(st, ev.names_of(st)))
     if phase == "running":
         return bool(kinds & CRASH_CONFIRMING_KINDS)
-    return bool(kinds & DIRECT_FAILURE_KINDS) and Kind.PREEMPTED not in kinds
+    return bool(kinds & DIRECT_FAILURE_KINDS) and not routing.preempted(kinds)
 
 
 def get_workload_status(state: State, runtime: Runtime[Context]) -> Command:
@@ -149,7 +137,7 @@ def get_workload_status(state: State, runtime: Runtime[Context]) -> Command:
     if st.status == ToolStatus.ABSENT:
         return _end(stops.no_match(f"Workload {state.selected_id} was not found. Please check the workload ID or "
                                    "give the workload name and project."), **_status_update(st))
-    _fatal_if_unreachable(st, f"workload {state.selected_id}")
+    fatal_if_unreachable(st, f"workload {state.selected_id}")
     if not st.ok:
         raise ApiUnavailable(f"the Run:ai API returned an unusable status for workload {state.selected_id}: "
                              f"{st.error.message if st.error else 'unknown error'}")
@@ -173,26 +161,11 @@ def check_phase(state: State, runtime: Runtime[Context]) -> Command:
                          f"requested cluster {req.cluster_id}.")
     elif w.clusterId.lower() != (req.cluster_id or "").lower():
         return _end(stops.cluster_mismatch(w.id, w.clusterId, req.cluster_id), **found)
-    if Kind.PREEMPTED in kinds:
-        return _end(stops.preempted("status"), **found)
-    phase = (w.phase or "").lower()
-    if phase in ("completed", "succeeded"):
-        return _end(stops.completed(w.phase), **found)
-    if phase == "suspended":
-        return _end(stops.SUSPENDED, **found)
-    if phase == "pending" and not kinds & DIRECT_FAILURE_KINDS:
-        if Kind.POD_SCHEDULED in kinds:  # past scheduling: not "only scheduling evidence"; look further
-            found["deferred_phase"] = "pending_scheduled"
-        elif st.events is not None:
-            return _end(stops.PENDING, **found)
-        else:  # events: null is a fetch failure: decide after history (Step 1.6)
-            found["deferred_phase"] = "pending"
-    if phase == "running" and not kinds & CRASH_CONFIRMING_KINDS:
-        if st.events is not None:
-            return _end(stops.RUNNING_WITHOUT_FAILURE, **found)
-        found["deferred_phase"] = "running"
-    if phase not in FAILED_PHASES | {"pending", "running"}:
-        return _end(stops.not_terminal(w.phase), **found)
+    decision = routing.decide(w.phase, kinds, events_known=st.events is not None)
+    if decision.stop is not None:
+        return _end(decision.stop, **found)
+    if decision.defer is not None:
+        found["deferred_phase"] = decision.defer
     # independent reads run concurrently; metrics join them when the status already shows an OOM (Step 4)
     reads = READS + (["fetch_metrics"] if metrics_needed_by(kinds) else [])
     return Command(goto=reads, update=found)
@@ -260,25 +233,11 @@ def apply_history_rules(state: State) -> Command:
             Step.HISTORY, f"The workload's phaseUpdatedAt {st.workload.phaseUpdatedAt!r} cannot be used ({problem}): "
                           "the current failure could not be placed in time against its history.")
     kinds = kinds_of(list(state.signals) + added)
-    if Kind.PREEMPTED in kinds:
-        return _end(stops.preempted("pods_history"), **found)
-    # the phase rule deferred because events were null, now applied to status + pods + current history episode
-    if state.deferred_phase == "pending_scheduled" and not kinds & DIRECT_FAILURE_KINDS:
-        found["limitations"] = limitations(
-            Step.ROUTING, "Pending workload whose pod is already past scheduling (scheduled, pulling or starting): "
-                          "status, pods and history show no pod-start failure yet, so it is not routed as a "
-                          "scheduling wait.")
-    if state.deferred_phase == "pending" and not kinds & DIRECT_FAILURE_KINDS:
-        if Kind.SCHEDULING_WAIT in kinds and Kind.POD_SCHEDULED not in kinds:
-            return _end(stops.PENDING, **found)
-        # no failure signal, but no scheduling evidence either: the events that would tell are missing, so
-        # this is not "only scheduling evidence" — continue (Tier 2 may tell; otherwise UNKNOWN, never a guess)
-        found["limitations"] = limitations(
-            Step.ROUTING, "Pending workload whose events could not be fetched: neither a pod-start failure nor "
-                          "scheduling-only evidence was found in status, pods or history, so it could not be routed "
-                          "as a scheduling wait.")
-    if state.deferred_phase == "running" and not kinds & CRASH_CONFIRMING_KINDS:
-        return _end(stops.RUNNING_WITHOUT_FAILURE, **found)
+    decision = routing.after_history(state.deferred_phase, kinds)
+    if decision.stop is not None:
+        return _end(decision.stop, **found)
+    if decision.note is not None:
+        found["limitations"] = found.get("limitations", []) + limitations(Step.ROUTING, decision.note)
     return Command(goto="collect_conditional_evidence", update=found)
 
 
@@ -319,7 +278,7 @@ def collect_conditional_evidence(state: State, runtime: Runtime[Context]) -> dic
 def classify_failure(state: State) -> Command:
     """Step 5 — the deterministic verdict (computed in Step 4) and its recurrence in the lookback."""
     sigs = list(state.signals) + (state.kube.signals if state.kube else [])
-    if any(s.kind == Kind.PREEMPTED for s in sigs):
+    if routing.preempted(kinds_of(sigs)):
         return _end(stops.preempted("kube"))
     verdict = state.verdict
     past = [Episode(start=None, end=_last_at(s), signals=s) for s in state.past_episode_signals]

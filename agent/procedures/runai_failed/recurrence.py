@@ -21,7 +21,8 @@ from pydantic import BaseModel
 
 from agent.model.signals import Signal
 from agent.model.time import parse_time
-from agent.procedures.runai_failed.evidence import TERMINAL_FAILURE_PHASES, HistoryItem
+from agent.model import phases
+from agent.procedures.kit.evidence import HistoryItem
 from agent.taxonomy.classifier import classify
 
 GAP = timedelta(minutes=30)
@@ -49,7 +50,7 @@ def episodes(items: list[HistoryItem]) -> list[Episode]:
     for it in items:
         t = _t(it.at)
         if it.is_phase_update:
-            if (it.phase or "").lower() in TERMINAL_FAILURE_PHASES:
+            if phases.norm(it.phase) in phases.FAILED:
                 if closed_at is not None and t is not None and t - closed_at <= GAP and not open_sigs and out:
                     out[-1].signals.extend(it.signals)  # a duplicate phase update of the same termination
                     continue

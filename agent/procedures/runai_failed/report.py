@@ -10,18 +10,16 @@ from agent.model.findings import Limitation, limitations, ordered
 from agent.model.outcomes import Outcome
 from agent.model.request import DiagnosisRequest
 from agent.model.result import DiagnosisResult, EvidenceLine, RecurrenceOut, ToolCall, WorkloadRef
-from agent.model.signals import Kind, Signal
+from agent.model.signals import Kind
 from agent.model.time import iso
-from agent.procedures.runai_failed import evidence as ev
-from agent.procedures.runai_failed.context import Context
+from agent.procedures.kit import evidence as ev
+from agent.procedures.kit.context import Context
+from agent.procedures.kit.render import dedupe, final_redaction, injections, ordered_signals
 from agent.procedures.runai_failed.layers import report_lines as layer_lines
 from agent.procedures.runai_failed.state import State, Step
 from agent.taxonomy import RecoContext
 from tools.base import ToolResult
 from tools.quantity import fmt_bytes
-
-_ORIGIN_ORDER = {"status": 0, "pods": 1, "history": 2, "kube": 3, "spec": 4}
-
 
 def build_result(state: State, ctx: Context) -> DiagnosisResult:
     req = state.request
@@ -36,12 +34,12 @@ def build_result(state: State, ctx: Context) -> DiagnosisResult:
                           question=None if diagnosed else stop.question)
     found = list(state.limitations)
     res.tool_calls = [ToolCall(tool=c.tool, request=c.request, status=c.status) for c in ordered(state.calls)]
-    res.ignored_instructions = _injections(state, ctx)
+    res.ignored_instructions = injections(ctx.runai, state.kube)
     if diagnosed:
         found += _diagnosed(res, state, req)
     else:
         res.category = None
-        res.evidence = _dedupe([EvidenceLine(source=s.source, text=s.text) for s in _ordered(state.signals)])
+        res.evidence = dedupe([EvidenceLine(source=s.source, text=s.text) for s in ordered_signals(state.signals)])
         if stop.message:
             res.recommendations = [stop.message]
     res.evidence, cut = cap(aggregate(res.evidence), EVIDENCE_CAP, "evidence")
@@ -52,7 +50,7 @@ def build_result(state: State, ctx: Context) -> DiagnosisResult:
     res.lifecycle = state.kube.layers if state.kube else None
     res.report = render(res, outside_window=bool(diagnosed and state.recurrence
                                                   and not state.recurrence.current_in_window))
-    return _final_redaction(res)
+    return final_redaction(res)
 
 
 # ------------------------------------------------------------------------------------------------ diagnosed
@@ -62,8 +60,8 @@ def _diagnosed(res: DiagnosisResult, state: State, req: DiagnosisRequest) -> lis
     cat = v.entry
     res.category = cat.name
     all_sigs = list(state.signals) + (state.kube.signals if state.kube else [])
-    lines: list[EvidenceLine] = [EvidenceLine(source=s.source, text=s.text) for s in _ordered(v.supporting)]
-    lines += [EvidenceLine(source=s.source, text=s.text) for s in _ordered(all_sigs) if s not in v.supporting
+    lines: list[EvidenceLine] = [EvidenceLine(source=s.source, text=s.text) for s in ordered_signals(v.supporting)]
+    lines += [EvidenceLine(source=s.source, text=s.text) for s in ordered_signals(all_sigs) if s not in v.supporting
               and s.kind not in (Kind.SCHEDULING_WAIT, Kind.POD_SCHEDULED)]
     spec = state.spec.data if state.spec and state.spec.ok else None
     pods = state.pods.data if state.pods and state.pods.ok else None
@@ -79,7 +77,7 @@ def _diagnosed(res: DiagnosisResult, state: State, req: DiagnosisRequest) -> lis
     kube = state.kube
     if kube:
         lines += [EvidenceLine(source=s, text=t) for s, t in kube.lines]
-    res.evidence = _dedupe(lines)
+    res.evidence = dedupe(lines)
     rec = state.recurrence
     if rec:
         res.recurrence = RecurrenceOut(count=rec.count, lookback=rec.lookback, recurring=rec.recurring)
@@ -140,35 +138,6 @@ def _memory_lines(state: State, req: DiagnosisRequest, spec, pods,
     return out, limit, peak
 
 
-# ------------------------------------------------------------------------------------------------ pieces
-def _ordered(sigs: list[Signal]) -> list[Signal]:
-    return sorted(sigs, key=lambda s: _ORIGIN_ORDER.get(s.origin, 9))  # stable: keeps tool order inside an origin
-
-
-def _dedupe(lines: list[EvidenceLine]) -> list[EvidenceLine]:
-    seen, out = set(), []
-    for ln in lines:
-        k = (ln.source, ln.text)
-        if k not in seen:
-            seen.add(k)
-            out.append(ln)
-    return out
-
-
-def _injections(state: State, ctx: Context) -> list[EvidenceLine]:
-    found = list(ctx.runai.injections) + list(state.kube.injections if state.kube else [])
-    out, seen = [], set()
-    for f in found:
-        rule = getattr(f, "rule", None) or (f.get("rule") if isinstance(f, dict) else str(f))
-        excerpt = getattr(f, "excerpt", None) or (f.get("excerpt") if isinstance(f, dict) else "")
-        key = (rule, excerpt)
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(EvidenceLine(source="guardrails", text=f"ignored embedded instruction ({rule}): \"{excerpt}\""))
-    return sorted(out, key=lambda e: e.text)
-
-
 # ------------------------------------------------------------------------------------------------ rendering
 def render(res: DiagnosisResult, *, outside_window: bool = False) -> str:
     w = res.workload or WorkloadRef()
@@ -211,11 +180,3 @@ def text_report(res: DiagnosisResult) -> str:
     if res.lifecycle is None:
         return res.report
     return res.report + "\n" + "\n".join(layer_lines(res.lifecycle)) + "\n"
-
-
-def _final_redaction(res: DiagnosisResult) -> DiagnosisResult:
-    import guardrails
-
-    data = res.model_dump(mode="json")
-    clean = guardrails.redact_value(data)
-    return DiagnosisResult.model_validate(clean)

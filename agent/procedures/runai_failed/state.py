@@ -14,16 +14,10 @@ from agent.model.outcomes import Stop
 from agent.model.request import DiagnosisRequest
 from agent.model.result import DiagnosisResult
 from agent.model.signals import Signal
+from agent.procedures.kit.steps import Step  # noqa: F401  (the order of this procedure's findings)
 from agent.procedures.runai_failed.recurrence import Recurrence
 from agent.taxonomy.classifier import Verdict
 from tools.base import ToolResult
-
-
-class Step:
-    """The order of findings in the report (limitations and tool calls), whatever order parallel reads finish."""
-
-    ROUTING, LIST, PROBES, STATUS, SPEC, PODS, HISTORY, METRICS, PODS_CONTENT, METRICS_CONTENT, KUBE, VERDICT, \
-        REPORT = range(13)
 
 
 class KubeEvidence(BaseModel):

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from agent.evidence import kube as kev
 from agent.model.limits import Limits
-from agent.procedures.runai_failed import evidence as ev
+from agent.procedures.kit import evidence as ev
 from agent.procedures.runai_failed import layers
-from agent.procedures.runai_failed.pod_identity import not_the_workloads_pod
+from agent.procedures.kit.pod_identity import not_the_workloads_pod
 from agent.procedures.runai_failed.state import KubeEvidence, State
 from agent.taxonomy import reads_node
 

@@ -6,6 +6,6 @@ from __future__ import annotations
 
 ROUTERS: tuple[str, ...] = (
     "agent.service.routes.health",  # GET /healthz, /readyz, /metrics
-    "agent.service.routes.diagnoses",  # POST /v1/diagnoses
+    "agent.service.routes.procedures",  # POST per registered procedure (/v1/diagnoses: runai_failed)
     "agent.service.routes.chat",  # POST /v1/chat/{thread_id}/messages
 )

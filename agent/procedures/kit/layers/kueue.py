@@ -4,7 +4,7 @@ from __future__ import annotations
 from agent.model import lifecycle as lc
 from agent.model.lifecycle import Phase
 from agent.model.result import EvidenceLine
-from agent.procedures.lifecycle.phases.common import (Snapshot, _cond, _ev, _events_cmd, _events_of, _md, _phase,
+from agent.procedures.kit.layers.common import (Snapshot, _cond, _ev, _events_cmd, _events_of, _md, _phase,
                                                       _reason_text, _st, _true, _unreadable, run_ended)
 
 KUEUE_EVICTION_CONDITIONS = ("Evicted", "Preempted", "Requeued")

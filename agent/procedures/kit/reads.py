@@ -1,10 +1,12 @@
-"""What a Tier-1 read could not give, worded once: the limitations of the spec, pods, history and metrics reads."""
+"""What a Tier-1 read could not give, worded once: the limitations of the spec, pods, history and metrics reads, and
+the reads whose failure ends the run."""
 from __future__ import annotations
 
 from agent.model.findings import Limitation, limitations
-from agent.procedures.runai_failed.state import Step
-from tools.base import ToolResult, ToolStatus
+from agent.procedures.kit.steps import Step
+from tools.base import ErrorKind, ToolResult, ToolStatus
 from tools.quantity import MAX_BYTES
+from tools.runai import ApiAuthError, ApiUnavailable
 
 LABELS = {"spec": "submitted spec", "pods": "pods", "history": "history", "metrics": "metrics"}
 
@@ -38,3 +40,17 @@ def read_limitations(key: str, r: ToolResult | None, step: int) -> list[Limitati
                                                        "possible memory size (negative or above 1 EiB); they were "
                                                        "ignored as invalid data.")
     return found
+
+
+def fatal_if_unreachable(result: ToolResult, what: str) -> None:
+    """A read the diagnosis cannot go on without: refused credentials or permission, or an API that could not
+    answer, is the one error of the run (exit 4 / 3), not a limitation."""
+    err = result.error
+    if err is None:
+        return
+    if err.kind == ErrorKind.UNAUTHORIZED:
+        raise ApiAuthError(f"the Run:ai API refused the credentials for {what} ({err.message})")
+    if err.kind == ErrorKind.FORBIDDEN:
+        raise ApiAuthError(f"the Run:ai service account may not read {what} ({err.message})")
+    if err.kind in (ErrorKind.UNREACHABLE, ErrorKind.TIMEOUT, ErrorKind.SERVER_ERROR, ErrorKind.RATE_LIMITED):
+        raise ApiUnavailable(f"the Run:ai API could not answer {what}: {err.message}")

@@ -19,9 +19,6 @@ from tools.runai import History, HistoryRecord, MetricSeries, Pod, SubmittedSpec
 S_STATUS, S_SPEC, S_PODS, S_HISTORY, S_METRICS = ("get_workload_status", "get_workload_spec", "get_workload_pods",
                                                   "get_workload_history", "get_workload_metrics")
 
-TERMINAL_FAILURE_PHASES = {"failed", "crashed", "stopped", "error"}
-
-
 def names_of(status: WorkloadStatus | None, pods: list[Pod] | None = None, extra: Iterable[str] = ()) -> list[str]:
     out: list[str] = list(extra)
     if status:

@@ -1,0 +1,46 @@
+"""Report pieces every Run:ai procedure's result uses: its evidence in origin order without repeats, the embedded
+instructions its sources ignored, and the last redaction pass over the whole result."""
+from __future__ import annotations
+
+from typing import Any
+
+from agent.model.result import DiagnosisResult, EvidenceLine
+from agent.model.signals import Signal
+
+ORIGIN_ORDER = {"status": 0, "pods": 1, "history": 2, "kube": 3, "spec": 4}
+
+
+def ordered_signals(sigs: list[Signal]) -> list[Signal]:
+    return sorted(sigs, key=lambda s: ORIGIN_ORDER.get(s.origin, 9))  # stable: keeps tool order inside an origin
+
+
+def dedupe(lines: list[EvidenceLine]) -> list[EvidenceLine]:
+    seen, out = set(), []
+    for ln in lines:
+        k = (ln.source, ln.text)
+        if k not in seen:
+            seen.add(k)
+            out.append(ln)
+    return out
+
+
+def injections(runai: Any, kube: Any) -> list[EvidenceLine]:
+    found = list(runai.injections) + list(kube.injections if kube else [])
+    out, seen = [], set()
+    for f in found:
+        rule = getattr(f, "rule", None) or (f.get("rule") if isinstance(f, dict) else str(f))
+        excerpt = getattr(f, "excerpt", None) or (f.get("excerpt") if isinstance(f, dict) else "")
+        key = (rule, excerpt)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(EvidenceLine(source="guardrails", text=f"ignored embedded instruction ({rule}): \"{excerpt}\""))
+    return sorted(out, key=lambda e: e.text)
+
+
+def final_redaction(res: DiagnosisResult) -> DiagnosisResult:
+    import guardrails
+
+    data = res.model_dump(mode="json")
+    clean = guardrails.redact_value(data)
+    return DiagnosisResult.model_validate(clean)

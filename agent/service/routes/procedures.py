@@ -1,0 +1,44 @@
+"""One POST route per registered runai procedure that declares one (``agent.procedures.specs()``), e.g.
+``POST /v1/diagnoses`` (runai_failed): 200 and exactly the procedure's ``--json`` object; with ``Accept:
+text/event-stream`` the same request as a stream (``agent.service.sse``). The body is the ``failed`` request
+(``DiagnosisBody``), turned into the procedure's own request type; the runner picks the procedure by that type."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from fastapi import APIRouter, Depends, Request, Response
+
+from agent.procedures import specs
+from agent.procedures.spec import ProcedureSpec
+from agent.service import sse
+from agent.service.auth import Principal
+from agent.service.models import ERROR_RESPONSES, DiagnosisBody
+
+
+def build(caller: Callable[..., Any]) -> APIRouter:
+    router = APIRouter()
+    for spec in specs().values():
+        if spec.route is not None and spec.kind == "runai":
+            _add(router, spec, caller)
+    return router
+
+
+def _add(router: APIRouter, spec: ProcedureSpec, caller: Callable[..., Any]) -> None:
+    route = spec.route
+    assert route is not None
+
+    async def endpoint(body: DiagnosisBody, request: Request, principal: Principal = Depends(caller)) -> Any:
+        svc = request.app.state.service
+        admitted = svc.runner.admit(principal, spec.as_input(body.to_request()))  # 403 / 429 before any read
+        if sse.wants_stream(request):
+            return sse.stream(admitted, svc.metrics)
+        result = await admitted.result()
+        return Response(result.model_dump_json(), media_type="application/json")
+
+    endpoint.__name__ = route.operation
+    router.add_api_route(
+        route.path, endpoint, methods=["POST"], response_model=spec.output_type, summary=route.summary,
+        tags=[route.tag], name=route.operation,
+        responses={**ERROR_RESPONSES, 200: {"description": f"{route.ok} (or, with Accept: text/event-stream, "
+                                                           "progress events then it)",
+                                            "content": {sse.MEDIA_TYPE: {"schema": {"type": "string"}}}}})
