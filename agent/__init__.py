@@ -2,7 +2,7 @@
 
 Public Python API::
 
-    from agent.api import diagnose
+    from workload_diagnose.agent.api import diagnose
     result = diagnose(cluster_id=..., workload_id=..., runai_url=..., client_id=..., client_secret=...)
     print(result.report)          # or result.model_dump_json()
 """

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.model.result import DiagnosisResult, Explanation
-from agent.taxonomy import NAMES, UNKNOWN, names_pattern
+from workload_diagnose.agent.model.result import DiagnosisResult, Explanation
+from workload_diagnose.agent.taxonomy import NAMES, UNKNOWN, names_pattern
 
 
 def _evidence_texts(res: DiagnosisResult) -> list[str]:
@@ -30,7 +30,7 @@ def _evidence_texts(res: DiagnosisResult) -> list[str]:
 
 
 def build_messages(res: DiagnosisResult, marker: str) -> list[Any]:
-    import guardrails
+    from workload_diagnose import guardrails
     from langchain_core.messages import HumanMessage, SystemMessage
 
     fixed = res.category if res.outcome == "diagnosed" else f"none ({res.outcome}: {res.route})"
@@ -51,9 +51,9 @@ def build_messages(res: DiagnosisResult, marker: str) -> list[Any]:
 
 def explain(res: DiagnosisResult, model: Any) -> Explanation:
     """Ask ``model`` (any langchain-core chat model) for an explanation; validate it or fall back."""
-    import guardrails
+    from workload_diagnose import guardrails
 
-    from agent.llm_bounds import Budget, ModelFailed, bounded, call
+    from workload_diagnose.agent.llm_bounds import Budget, ModelFailed, bounded, call
 
     marker = guardrails.new_marker()
     model = bounded(model)

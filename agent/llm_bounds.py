@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from tools.deadline import Deadline
+from workload_diagnose.tools.deadline import Deadline
 
 # One per process: it only carries each calling thread's own scope (Deadline.scope is thread-local), never an
 # overall bound, so model calls of different turns do not share time.
@@ -45,8 +45,8 @@ class ModelBounds:
         raw = os.environ.get("WD_LLM_TIMEOUT")
         if not raw:
             return cls()
-        from tools.deadline import parse_timeout
-        from tools.runai import InvalidInput
+        from workload_diagnose.tools.deadline import parse_timeout
+        from workload_diagnose.tools.runai import InvalidInput
 
         try:
             total = parse_timeout(raw, "WD_LLM_TIMEOUT")
@@ -161,7 +161,7 @@ class AnswerTooLarge(Exception):
 def _capped_transport(bounds: ModelBounds, ca_file: str | None):
     import httpx
 
-    from tools.transport import network_transport
+    from workload_diagnose.tools.transport import network_transport
 
     inner = network_transport(_MODEL_DEADLINE, ca_file)
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.entrypoints.settings import Settings
-from agent.model.limits import Limits
-from tools.runai import RunaiSource
-from tools.runai.registry import SourceSettings, check_name, names, open_source
+from workload_diagnose.agent.model.settings import Settings
+from workload_diagnose.agent.model.limits import Limits
+from workload_diagnose.tools.runai import RunaiSource
+from workload_diagnose.tools.runai.registry import SourceSettings, check_name, names, open_source
 
 __all__ = ["TIER1", "open_runai", "check_tier1", "source_settings"]
 

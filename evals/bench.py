@@ -2,7 +2,7 @@
 
     ./dev bench                 # full run (about 1.5 min on 2 cores); writes out/bench.json and prints a table
     ./dev bench --quick         # fast subset (smaller inputs, fewer repetitions, no kube-apiserver)
-    workload-diagnose bench --out path.json --only replay,live_latency   # or python -m evals.bench …
+    workload-diagnose bench --out path.json --only replay,live_latency   # or python -m workload_diagnose.evals.bench …
 
 Items (each target is printed with the measured value and PASS / MISS / SKIP; the exit status is 0 even on a
 MISS, 1 only when the bench itself failed):
@@ -45,12 +45,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from evals.bench_common import (DELAY_MS, ERROR, INFO, LLM_AGENT_DOLLARS, LLM_AGENT_SECONDS, MB, MISS, PASS,
+from workload_diagnose.evals.bench_common import (DELAY_MS, ERROR, INFO, LLM_AGENT_DOLLARS, LLM_AGENT_SECONDS, MB, MISS, PASS,
                                  REPO, SKIP, Ctx, judge, ms, percentile, row)
-from evals.bench_hostile import item_hostile
-from evals.bench_process import item_cli_startup, item_memory
-from evals.bench_serve import item_serve
-from evals.bench_triage import item_triage
+from workload_diagnose.evals.bench_hostile import item_hostile
+from workload_diagnose.evals.bench_process import item_cli_startup, item_memory
+from workload_diagnose.evals.bench_serve import item_serve
+from workload_diagnose.evals.bench_triage import item_triage
 
 __all__ = ["ITEMS", "main", "percentile"]
 
@@ -58,12 +58,12 @@ __all__ = ["ITEMS", "main", "percentile"]
 # ============================================================================================ 1. replay
 def _replay_fn(sc) -> tuple[Callable[[], Any] | None, str | None]:
     """(how to replay the scenario, or None and why not)."""
-    from evals.runner import replay
+    from workload_diagnose.evals.runner import replay
 
     if not sc.cassette.exists():
         return None, "no cassette (not recorded yet)"
     if sc.tier2:  # replayable only when its cassette holds the Kubernetes exchanges too
-        from evals.kubeworld import KUBE_REPLAY_URL
+        from workload_diagnose.evals.kubeworld import KUBE_REPLAY_URL
 
         host = KUBE_REPLAY_URL.split("://", 1)[-1]
         if host not in sc.cassette.read_text():
@@ -78,8 +78,8 @@ def _suites(ctx: "Ctx") -> list[str] | None:
 COLD_SNIPPET = r"""
 import json, sys, time
 t0 = time.perf_counter()
-from evals.scenarios import load_scenario
-from evals.runner import replay
+from workload_diagnose.evals.scenarios import load_scenario
+from workload_diagnose.evals.runner import replay
 t1 = time.perf_counter()
 sc = load_scenario(sys.argv[1])
 t2 = time.perf_counter(); replay(sc); t3 = time.perf_counter(); replay(sc); t4 = time.perf_counter()
@@ -88,7 +88,7 @@ print(json.dumps({"import_s": t1 - t0, "first_s": t3 - t2, "second_s": t4 - t3})
 
 
 def item_replay(ctx: Ctx) -> dict:
-    from evals.scenarios import all_scenarios
+    from workload_diagnose.evals.scenarios import all_scenarios
 
     reps = 1 if ctx.quick else 3
     # cold: a fresh interpreter (imports, graph compile, first TLS context, first cassette parse)
@@ -140,9 +140,9 @@ def item_replay(ctx: Ctx) -> dict:
     slowest = max(per, key=lambda k: statistics.median(per[k]))
 
     # what the time goes to: the httpx client (TLS context) and the cassette load, per diagnosis
-    from evals.cassettes import player
-    from evals.scenarios import load_scenario
-    from tools.transport import make_client
+    from workload_diagnose.evals.cassettes import player
+    from workload_diagnose.evals.scenarios import load_scenario
+    from workload_diagnose.tools.transport import make_client
 
     def med(fn, n=7):
         xs = []
@@ -202,8 +202,8 @@ def item_replay(ctx: Ctx) -> dict:
 
 # ====================================================================================== 2. live latency
 def item_live_latency(ctx: Ctx) -> dict:
-    from evals.bench_requests import run_live, skill_minimum
-    from evals.scenarios import all_scenarios, load_scenario
+    from workload_diagnose.evals.bench_requests import run_live, skill_minimum
+    from workload_diagnose.evals.scenarios import all_scenarios, load_scenario
 
     d = DELAY_MS / 1000
     oom = load_scenario("core/oom-metrics")
@@ -217,7 +217,7 @@ def item_live_latency(ctx: Ctx) -> dict:
     nreq = len(runs[0].requests)
     note = ""
     if wall > target:
-        from tools.transport import make_client
+        from workload_diagnose.tools.transport import make_client
 
         nodelay = statistics.median(run_live(oom).wall_s for _ in range(3))
         tc = []
@@ -274,8 +274,8 @@ def item_live_latency(ctx: Ctx) -> dict:
 
 # ========================================================================================== 3. requests
 def item_requests(ctx: Ctx) -> dict:
-    from evals.bench_requests import classify_repeats, run_live, skill_minimum
-    from evals.scenarios import all_scenarios
+    from workload_diagnose.evals.bench_requests import classify_repeats, run_live, skill_minimum
+    from workload_diagnose.evals.scenarios import all_scenarios
 
     per: dict = {}
     bad, dups_all = [], []
@@ -314,11 +314,11 @@ def item_requests(ctx: Ctx) -> dict:
 
 # ========================================================================================= 4. redaction
 def item_redaction(ctx: Ctx) -> dict:
-    from evals.bench_redaction import RATIO_MAX
+    from workload_diagnose.evals.bench_redaction import RATIO_MAX
 
     size = (2 if ctx.quick else 50) * 1024 * 1024
     adv_n = (16 if ctx.quick else 128) * 1024
-    p = subprocess.run([sys.executable, "-m", "evals.bench_redaction", str(size), str(adv_n)]
+    p = subprocess.run([sys.executable, "-m", "workload_diagnose.evals.bench_redaction", str(size), str(adv_n)]
                        + (["--quick", "--no-cold"] if ctx.quick else []), cwd=str(REPO),
                        capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
@@ -472,7 +472,7 @@ def _loadavg() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.bench", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m workload_diagnose.evals.bench", description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default="out/bench.json", help="JSON results (default: out/bench.json)")
     ap.add_argument("--quick", action="store_true", help="fast subset: smaller inputs, fewer runs, no apiserver")
     ap.add_argument("--only", default="", help="comma-separated items: " + ",".join(k for k, _, _ in ITEMS))

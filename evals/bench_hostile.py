@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-from evals.bench_common import REPO, Ctx, judge, row
+from workload_diagnose.evals.bench_common import REPO, Ctx, judge, row
 
 FOUR_GIB = 4 << 30
 LIMIT_MB = 200
@@ -25,7 +25,7 @@ def _run_cli(url: str, sim, args: list[str]) -> dict:
     env.update(RUNAI_CLIENT_ID=sim.client_id, RUNAI_CLIENT_SECRET=sim.client_secret)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.monotonic()
-        p = subprocess.Popen([sys.executable, "-m", "agent.entrypoints.cli", "failed", *args, "--runai-url", url,
+        p = subprocess.Popen([sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", "failed", *args, "--runai-url", url,
                               "--no-kube", "--json", "--timeout", "60"], cwd=str(REPO), env=env, stdout=out,
                              stderr=err)
         _, status, usage = os.wait4(p.pid, 0)
@@ -44,8 +44,8 @@ def _run_cli(url: str, sim, args: list[str]) -> dict:
 
 
 def item_hostile(ctx: Ctx) -> dict:
-    from evals.hostile import endless, hostile
-    from evals.scenarios import load_scenario
+    from workload_diagnose.evals.hostile import endless, hostile
+    from workload_diagnose.evals.scenarios import load_scenario
 
     sc = load_scenario("core/oom-metrics")
     wid = sc.args.workload_id

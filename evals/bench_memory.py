@@ -3,7 +3,7 @@
 The parent (``evals.bench``) starts a REAL kube-apiserver + etcd (``shared/k8s/start-kube-apiserver.sh``, binary
 built once by ``build-kube-apiserver.sh``; this module never builds it), the HTTPS kubelet stand-in from
 ``evals/kube_standin.py`` serving generated 50 MB logs, and the Run:ai simulator. Each measurement runs in
-a fresh child process (``python -m evals.bench_memory child '<json>'``) that reports its own peak RSS (``VmHWM``
+a fresh child process (``python -m workload_diagnose.evals.bench_memory child '<json>'``) that reports its own peak RSS (``VmHWM``
 from ``/proc/self/status``) before and after the call, so neither the servers nor the bench itself are counted.
 (``getrusage(RUSAGE_SELF).ru_maxrss`` is recorded too but not used: Linux carries the parent's peak across
 fork+exec into it, so a child of a 150 MB bench reports at least 150 MB.)
@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals.kubeapi import shared_k8s_dir, stop_pids
+from workload_diagnose.evals.kubeapi import shared_k8s_dir, stop_pids
 
 REPO = Path(__file__).resolve().parents[1]
 FIFTY_MB = 50 * 1024 * 1024
@@ -60,8 +60,8 @@ def child(spec: dict) -> dict:
     mode = spec["mode"]
     out: dict = {"mode": mode}
     if mode == "replay":
-        from evals.runner import replay
-        from evals.scenarios import load_scenario
+        from workload_diagnose.evals.runner import replay
+        from workload_diagnose.evals.scenarios import load_scenario
 
         sc = load_scenario(spec["scenario"])
         out["before"] = rss_snapshot()
@@ -69,7 +69,7 @@ def child(spec: dict) -> dict:
         out["after"] = rss_snapshot()
         out["outcome"], out["category"] = res.outcome, res.category
         return out
-    from tools.kube import KubeReader
+    from workload_diagnose.tools.kube import KubeReader
 
     reader = KubeReader.from_kubeconfig(spec["kubeconfig"])
     if mode == "previous_log":
@@ -82,9 +82,9 @@ def child(spec: dict) -> dict:
         out.update(bytes_read=log.bytes_read, lines=len(log.lines), truncated=log.truncated)
         return out
     if mode == "diagnose":
-        import agent.procedures.runai_failed.graph  # noqa: F401
-        import agent.procedures.runai_failed.tier2  # noqa: F401
-        from agent.api import diagnose
+        import workload_diagnose.agent.procedures.runai_failed.graph  # noqa: F401
+        import workload_diagnose.agent.procedures.runai_failed.tier2  # noqa: F401
+        from workload_diagnose.agent.api import diagnose
 
         out["before"] = rss_snapshot()
         t0 = time.perf_counter()
@@ -100,7 +100,7 @@ def child(spec: dict) -> dict:
 
 
 def run_child(spec: dict, timeout: float = 120) -> dict:
-    p = subprocess.run([sys.executable, "-m", "evals.bench_memory", "child", json.dumps(spec)], cwd=str(REPO),
+    p = subprocess.run([sys.executable, "-m", "workload_diagnose.evals.bench_memory", "child", json.dumps(spec)], cwd=str(REPO),
                        capture_output=True, text=True, timeout=timeout)
     if p.returncode != 0:
         raise RuntimeError(f"child {spec['mode']} failed (exit {p.returncode}): {p.stderr.strip()[-800:]}")
@@ -118,7 +118,7 @@ class KubeTools:
 def find_kube_tools() -> KubeTools:
     """The cached kube-apiserver binary, etcd and the start script; never builds anything (a build takes minutes:
     run ``./dev test`` once, or ``shared/k8s/build-kube-apiserver.sh``)."""
-    from evals.kubeapi import cache_dir
+    from workload_diagnose.evals.kubeapi import cache_dir
 
     explicit = os.environ.get("KUBE_APISERVER")
     binary = Path(explicit) if explicit else cache_dir() / "bin" / "kube-apiserver"
@@ -138,7 +138,7 @@ def find_kube_tools() -> KubeTools:
 
 
 def start_apiserver(tools: KubeTools, run_dir: Path) -> tuple[Path, list[int], float]:
-    from evals.kubeapi import KubeApiUnavailable, start_kube_apiserver
+    from workload_diagnose.evals.kubeapi import KubeApiUnavailable, start_kube_apiserver
 
     try:
         c = start_kube_apiserver(run_dir, tools.binary)
@@ -149,7 +149,7 @@ def start_apiserver(tools: KubeTools, run_dir: Path) -> tuple[Path, list[int], f
 
 # ----------------------------------------------------------------------------------- fixtures
 def _kubelet_classes():
-    from evals.kube_standin import GeneratedLog, KubeletStandin, wait_done
+    from workload_diagnose.evals.kube_standin import GeneratedLog, KubeletStandin, wait_done
 
     @dataclass
     class TailTracebackLog(GeneratedLog):
@@ -198,10 +198,10 @@ def measure_tier2(tools: KubeTools, *, log_bytes: int = FIFTY_MB, scenario: str 
     from kubernetes import client as kclient
     from kubernetes import config as kconfig
 
-    from agent.model.limits import Limits
-    from evals.runner import _kwargs
-    from evals.scenarios import load_scenario
-    from evals.simulator import World, running_simulator
+    from workload_diagnose.agent.model.limits import Limits
+    from workload_diagnose.evals.runner import _kwargs
+    from workload_diagnose.evals.scenarios import load_scenario
+    from workload_diagnose.evals.simulator import World, running_simulator
 
     GeneratedLog, TailTracebackLog, KubeletStandin, wait_done = _kubelet_classes()
     limit = Limits().log_limit_bytes

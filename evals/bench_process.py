@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from evals.bench_common import ERROR, INFO, REPO, SKIP, Ctx, judge, row
+from workload_diagnose.evals.bench_common import ERROR, INFO, REPO, SKIP, Ctx, judge, row
 
 
 # ======================================================================================= 5. CLI start-up
@@ -20,11 +20,11 @@ def _cli_cmd() -> list[str]:
     found = shutil.which("workload-diagnose")
     if found:
         return [found]
-    return [sys.executable, "-c", "from agent.entrypoints.cli import main; main()"]
+    return [sys.executable, "-c", "from workload_diagnose.agent.entrypoints.cli import main; main()"]
 
 
 def heavy_imports(args: list[str], top: int = 8) -> list[dict]:
-    code = f"import sys; sys.argv = {['workload-diagnose', *args]!r}; from agent.entrypoints.cli import main; main()"
+    code = f"import sys; sys.argv = {['workload-diagnose', *args]!r}; from workload_diagnose.agent.entrypoints.cli import main; main()"
     p = subprocess.run([sys.executable, "-X", "importtime", "-c", code], cwd=str(REPO), capture_output=True,
                        text=True, timeout=60)
     out = []
@@ -78,7 +78,7 @@ def _size(n: float) -> str:
 
 
 def item_memory(ctx: Ctx) -> dict:
-    from evals.bench_memory import FIFTY_MB, find_kube_tools, measure_tier2, run_child
+    from workload_diagnose.evals.bench_memory import FIFTY_MB, find_kube_tools, measure_tier2, run_child
 
     limit_mb = 200
     rows = []

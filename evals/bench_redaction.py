@@ -1,6 +1,6 @@
 """Benchmark worker for issue 6 item 4: redaction / sanitisation throughput and linearity.
 
-Run by ``evals.bench`` in a subprocess pinned to one CPU (``python -m evals.bench_redaction SIZE ADV_N``); prints
+Run by ``evals.bench`` in a subprocess pinned to one CPU (``python -m workload_diagnose.evals.bench_redaction SIZE ADV_N``); prints
 one JSON object. Two kinds of input:
 
 * a generated *realistic* training log (timestamped step lines, tqdm bars, NCCL chatter, JSON records, warnings,
@@ -220,7 +220,7 @@ def _cut(text: str, size: int) -> str:
 
 
 def measure(size: int, adv_n: int, slow_limit_s: float = 8.0, cold: bool = True, min_total: float = 0.3) -> dict:
-    import guardrails
+    from workload_diagnose import guardrails
 
     fns = {"redact": guardrails.redact, "sanitize_text": lambda s: guardrails.sanitize_text(s)}
     for f in fns.values():  # warm up (rule compilation, lazy imports)

@@ -33,8 +33,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.model import phases
-from evals.scenarios import Scenario
+from workload_diagnose.agent.model import phases
+from workload_diagnose.evals.scenarios import Scenario
 
 TERMINAL = phases.ENDED
 STOP_AT_PHASE = {"cluster_mismatch", "completed", "suspended", "phase_not_terminal", "pending_scheduling",
@@ -114,10 +114,10 @@ class LiveRun:
 
 
 def run_live(sc: Scenario, delay_ms: int = 0, world: Any = None) -> LiveRun:
-    from agent.api import diagnose
-    from evals.runner import _kwargs
+    from workload_diagnose.agent.api import diagnose
+    from workload_diagnose.evals.runner import _kwargs
 
-    from evals.simulator import running_simulator
+    from workload_diagnose.evals.simulator import running_simulator
 
     with running_simulator(world if world is not None else sc.world, delay_ms=delay_ms) as sim:
         t0 = time.perf_counter()
@@ -168,13 +168,13 @@ class Minimum:
 
 
 def _ts(v: str | None) -> float:
-    from evals.simulator import _ts as sim_ts
+    from workload_diagnose.evals.simulator import _ts as sim_ts
 
     return sim_ts(v)
 
 
 def _max_attempts() -> int:
-    from tools.runai import RunaiClient
+    from workload_diagnose.tools.runai import RunaiClient
 
     return int(inspect.signature(RunaiClient.__init__).parameters["max_attempts"].default)
 
@@ -197,9 +197,9 @@ def history_pages(records: list[dict], cutoff: float) -> tuple[int, int]:
 
 
 def skill_minimum(sc: Scenario) -> Minimum:
-    from agent.model.time import parse_lookback, parse_now
-    from evals.simulator import World, complete_event
-    from tools.runai import spec_kind_path
+    from workload_diagnose.agent.model.time import parse_lookback, parse_now
+    from workload_diagnose.evals.simulator import World, complete_event
+    from workload_diagnose.tools.runai import spec_kind_path
 
     a, exp = sc.args, sc.expected
     if not a.complete:
@@ -287,7 +287,7 @@ def skill_minimum(sc: Scenario) -> Minimum:
     fan_depth = max(spec, pod_pages, hp)
     metrics = 0
     if exp.outcome == "diagnosed":
-        from evals.checks import minimum_calls
+        from workload_diagnose.evals.checks import minimum_calls
 
         # whether metrics are needed is the skill's rule, decided once (evals.checks: OOMKilled or an exit 137
         # that stays unexplained); the text only says whether the status already shows it (latency depth)

@@ -1,6 +1,6 @@
 """Benchmark item ``serve`` (issue 13): K concurrent clients against ``workload-diagnose serve`` + the simulator.
 
-    workload-diagnose bench --only serve          # or: python -m evals.bench_serve [--clients 32] [--seconds 10]
+    workload-diagnose bench --only serve          # or: python -m workload_diagnose.evals.bench_serve [--clients 32] [--seconds 10]
 
 Three processes on this machine, as in production minus the network: the Run:ai simulator (``workload-diagnose
 simulate``, 50 ms injected per request), the service (``workload-diagnose serve``, real uvicorn, service-account
@@ -26,19 +26,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from evals.bench_common import MISS, PASS, INFO, REPO, Ctx, judge, ms, percentile, row
+from workload_diagnose.evals.bench_common import MISS, PASS, INFO, REPO, Ctx, judge, ms, percentile, row
 
 SCENARIO = "core/oom-metrics"  # the full Tier-1 path: token, status, spec/pods/history/metrics
 DELAY_MS = 50
 GOAL_RPS, GOAL_P99_S, GOAL_CLIENTS = 50.0, 1.0, 32
-EXE = [sys.executable, "-m", "agent.entrypoints.cli"]
+EXE = [sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli"]
 TOKEN = "wd-bench-" + hashlib.sha256(b"bench").hexdigest()[:24]
 
 
 def http_scenarios(suites: list[str] | None = None) -> list:
     """The scenarios a caller can send over HTTP (a cluster id and a workload: the others are 422 by contract),
     with a simulator world, not Tier 2, whose Option B names do not collide once their worlds are merged."""
-    from evals.scenarios import all_scenarios
+    from workload_diagnose.evals.scenarios import all_scenarios
 
     out, seen = [], set()
     for sc in all_scenarios(suites or ["core"]):
@@ -112,7 +112,7 @@ def _wait_http(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
 @contextmanager
 def _processes(workers: int, delay_ms: int, max_concurrent: int) -> Iterator[tuple[str, subprocess.Popen,
                                                                                    subprocess.Popen]]:
-    from evals.scenarios import load_scenario
+    from workload_diagnose.evals.scenarios import load_scenario
 
     sc = load_scenario(SCENARIO)
     sim_port, port = _free_port(), _free_port()
@@ -236,7 +236,7 @@ async def _load(url: str, body: dict, want: tuple, clients: int, warmup_s: float
 def run_load(clients: int = GOAL_CLIENTS, *, workers: int = 1, seconds: float = 10.0, warmup_s: float = 2.0,
              delay_ms: int = DELAY_MS, max_requests: int = 20000, max_concurrent: int = 64) -> dict:
     """One load run: the figures plus each process's CPU milliseconds per answered diagnosis (measured window)."""
-    from evals.scenarios import load_scenario
+    from workload_diagnose.evals.scenarios import load_scenario
 
     sc = load_scenario(SCENARIO)
     body = sc.args.model_dump(exclude_none=True)
@@ -291,7 +291,7 @@ def item_serve(ctx: Ctx) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.bench_serve", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m workload_diagnose.evals.bench_serve", description=__doc__.split("\n\n")[0])
     ap.add_argument("--clients", type=int, default=GOAL_CLIENTS)
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--workers", type=int, default=WORKERS)

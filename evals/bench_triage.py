@@ -6,7 +6,7 @@ reports its own peak RSS (``VmHWM``) and CPU time when it exits. Measured: wall 
 by the simulator), peak memory; checked: every verdict equals its source scenario's expected verdict.
 Goals: under 60 s and under 300 MB.
 
-    python -m evals.bench_triage [--workloads 2000] [--nodes 40] [--delay-ms 20] [--concurrency 16]
+    python -m workload_diagnose.evals.bench_triage [--workloads 2000] [--nodes 40] [--delay-ms 20] [--concurrency 16]
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from evals.bench_common import ERROR, INFO, REPO, Ctx, judge, row
+from workload_diagnose.evals.bench_common import ERROR, INFO, REPO, Ctx, judge, row
 
 GOAL_S, GOAL_MB = 60.0, 300.0
 
@@ -27,7 +27,7 @@ GOAL_S, GOAL_MB = 60.0, 300.0
 # ------------------------------------------------------------------------------------------ child processes
 def serve(world: str, delay_ms: int) -> None:
     """The simulator process: prints its URL and credentials, then on SIGTERM one JSON line of request counts."""
-    from evals.simulator import SimServer, World
+    from workload_diagnose.evals.simulator import SimServer, World
 
     srv = SimServer(("127.0.0.1", 0), World.load(world), delay_ms=delay_ms)
     print(json.dumps({"url": srv.url, "client_id": srv.client_id, "client_secret": srv.client_secret}), flush=True)
@@ -72,7 +72,7 @@ def child(argv: list[str]) -> None:
                                                 "workers_cpu_s": kids.ru_utime + kids.ru_stime}) + "\n")
 
     atexit.register(report)
-    from agent.entrypoints.cli import main
+    from workload_diagnose.agent.entrypoints.cli import main
 
     sys.argv = ["workload-diagnose", "triage", *argv]
     main()
@@ -81,14 +81,14 @@ def child(argv: list[str]) -> None:
 # ------------------------------------------------------------------------------------------ the measurement
 def measure(workloads: int = 2000, nodes: int = 40, delay_ms: int = 20, concurrency: int = 16,
             processes: int = 1, echo=lambda m: None) -> dict:
-    from evals.fleet import expected, fleet_world
+    from workload_diagnose.evals.fleet import expected, fleet_world
 
     tmp = Path(tempfile.mkdtemp(prefix="wd-triage-bench-"))
     world = fleet_world(workloads, nodes)
     (tmp / "world.json").write_text(json.dumps(world))
     exp = expected(world)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    sim = subprocess.Popen([sys.executable, "-m", "evals.bench_triage", "serve", str(tmp / "world.json"),
+    sim = subprocess.Popen([sys.executable, "-m", "workload_diagnose.evals.bench_triage", "serve", str(tmp / "world.json"),
                             str(delay_ms)], stdout=subprocess.PIPE, text=True, cwd=str(REPO), env=env)
     try:
         info = json.loads(sim.stdout.readline())
@@ -98,7 +98,7 @@ def measure(workloads: int = 2000, nodes: int = 40, delay_ms: int = 20, concurre
                 "--runai-url", info["url"], "--no-kube", "--concurrency", str(concurrency),
                 "--processes", str(processes), "--json"]
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "evals.bench_triage", "child", *args], stdout=subprocess.PIPE,
+        proc = subprocess.Popen([sys.executable, "-m", "workload_diagnose.evals.bench_triage", "child", *args], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, cwd=str(REPO), env=cenv)
         tree = _TreePeak(proc.pid)
         stdout, stderr = proc.communicate(timeout=900)
@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m evals.bench_triage", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m workload_diagnose.evals.bench_triage", description=__doc__.split("\n\n")[0])
     ap.add_argument("--workloads", type=int, default=2000)
     ap.add_argument("--nodes", type=int, default=40)
     ap.add_argument("--delay-ms", type=int, default=20)

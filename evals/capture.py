@@ -15,9 +15,9 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from agent.model.request import is_complete
-from agent.model.result import DiagnosisResult
-from evals.scenarios import Scenario
+from workload_diagnose.agent.model.request import is_complete
+from workload_diagnose.agent.model.result import DiagnosisResult
+from workload_diagnose.evals.scenarios import Scenario
 
 
 class CaptureError(Exception):
@@ -29,13 +29,13 @@ def capture(*, out: str | Path, cluster_id: str | None, workload_id: str | None 
             lookback: str = "7d", now: str | None = None, runai_url: str | None = None,
             client_id: str | None = None, client_secret: str | None = None,
             force: bool = False) -> tuple[Scenario, DiagnosisResult]:
-    from agent.api import InvalidInput, diagnose
-    from agent.model.time import parse_now
-    from agent.entrypoints.settings import Settings
-    from evals.cassettes import normalise_order, recorder
-    from evals.checks import secret_leaks
-    from evals.runner import replay
-    from evals.scenarios import load_scenario
+    from workload_diagnose.agent.api import InvalidInput, diagnose
+    from workload_diagnose.agent.model.time import parse_now
+    from workload_diagnose.agent.model.settings import Settings
+    from workload_diagnose.evals.cassettes import normalise_order, recorder
+    from workload_diagnose.evals.checks import secret_leaks
+    from workload_diagnose.evals.runner import replay
+    from workload_diagnose.evals.scenarios import load_scenario
 
     if not is_complete(cluster_id, workload_id, workload_name, project):
         raise InvalidInput("record needs --cluster-id and either --workload-id or --workload-name with --project")

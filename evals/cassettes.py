@@ -11,14 +11,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 import vcr
 
-from evals.scenarios import REPLAY_URL
+from workload_diagnose.evals.scenarios import REPLAY_URL
 
 
 def _rewrite_hosts(mapping: dict[str, str]):
     pairs = [(urlsplit(src), urlsplit(dst)) for src, dst in mapping.items()]
 
     def hook(request):
-        from guardrails.cassette import before_record_request
+        from workload_diagnose.guardrails.cassette import before_record_request
 
         u = urlsplit(request.uri)
         for o, r in pairs:
@@ -95,9 +95,9 @@ def _blank_response_tokens(response):
 
 def recorder(cassette: Path, origin: str, kube_origin: str | None = None) -> vcr.VCR:
     """Record Run:ai (httpx) and, for Tier-2 scenarios, Kubernetes (urllib3) exchanges into one cassette."""
-    from guardrails.cassette import before_record_response
+    from workload_diagnose.guardrails.cassette import before_record_response
 
-    from evals.kubeworld import KUBE_REPLAY_URL
+    from workload_diagnose.evals.kubeworld import KUBE_REPLAY_URL
 
     mapping = {origin: REPLAY_URL}
     if kube_origin:

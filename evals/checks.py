@@ -11,10 +11,10 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable
 
-from agent.taxonomy import NAMES as CATEGORY_NAMES
-from agent.model import phases
-from agent.model.result import DiagnosisResult
-from evals.scenarios import Scenario
+from workload_diagnose.agent.taxonomy import NAMES as CATEGORY_NAMES
+from workload_diagnose.agent.model import phases
+from workload_diagnose.agent.model.result import DiagnosisResult
+from workload_diagnose.evals.scenarios import Scenario
 
 ROUTES = {"routed": {"preempted", "pending_scheduling"},
           "stopped": {"completed", "suspended", "phase_not_terminal", "cluster_mismatch"},
@@ -119,7 +119,7 @@ class Corpus:
     """Everything the diagnosis was told: response bodies (and request URIs) plus the case arguments."""
 
     def __init__(self, bodies: Iterable[bytes | str], uris: Iterable[str] = (), args: dict | None = None):
-        from tools.quantity import fmt_bytes, parse_bytes
+        from workload_diagnose.tools.quantity import fmt_bytes, parse_bytes
 
         texts: list[str] = []
         numbers: set[float] = set()
@@ -161,7 +161,7 @@ class Corpus:
             if a.get(k):
                 texts.append(str(a[k]))
         if a.get("now"):
-            from agent.model.time import parse_lookback
+            from workload_diagnose.agent.model.time import parse_lookback
 
             now = datetime.fromisoformat(a["now"].replace("Z", "+00:00")).astimezone(timezone.utc)
             try:
@@ -224,7 +224,7 @@ def invented_values(report: str, corpus: Corpus) -> list[str]:
 
 # ------------------------------------------------------------------------------------------------ secrets
 def _secret_patterns() -> list[tuple[str, re.Pattern]]:
-    from guardrails.redaction import KNOWN_FORMATS
+    from workload_diagnose.guardrails.redaction import KNOWN_FORMATS
 
     pats = [(k, re.compile(p)) for k, p in KNOWN_FORMATS]
     pats.append(("bearer", re.compile(r"(?i)\bbearer\s+(?!\[REDACTED)[A-Za-z0-9._~+/-]{8,}")))
@@ -268,7 +268,7 @@ _PENDING_SYMPTOM = re.compile(r"imagepullbackoff|errimagepull|failed to pull|fai
 
 
 def _t(v: str | None) -> datetime:
-    from agent.model.time import parse_time
+    from workload_diagnose.agent.model.time import parse_time
 
     return parse_time(v) or datetime.min.replace(tzinfo=timezone.utc)  # unusable times sort first
 
@@ -331,7 +331,7 @@ def minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
     if any(k in (selected.get("type") or "").lower() for k in _SPEC_KINDS):
         calls["get_workload_spec"] = 1
     calls["get_workload_pods"] = max(1, math.ceil(len((world.get("pods") or {}).get(wid) or []) / 50))
-    from agent.model.time import parse_lookback
+    from workload_diagnose.agent.model.time import parse_lookback
 
     now = _t(a.now)
     cutoff = now - parse_lookback(a.lookback)

@@ -18,7 +18,8 @@ for _mod, _dist in (("vcr", "vcrpy"),):  # the evals extra (find_spec: checked w
     if importlib.util.find_spec(_mod) is None:
         raise ModuleNotFoundError(f"the evals extra is not installed (no {_dist})", name=_mod)
 
-from agent.entrypoints.cli import check_intent, fail, handled  # noqa: E402
+from workload_diagnose.agent.entrypoints.cli import check_intent  # noqa: E402
+from workload_diagnose.agent.entrypoints.errors import fail, handled  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="workload-diagnose developer commands.")
 
@@ -26,7 +27,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="workload-dia
 def _scenario(ref: str):
     """A bundled scenario (suite/name) or a scenario directory; a one-line error when there is none or it is
     not readable."""
-    from evals.scenarios import ROOT, load_scenario
+    from workload_diagnose.evals.scenarios import ROOT, load_scenario
 
     try:
         sc = load_scenario(ref)
@@ -74,7 +75,7 @@ def simulate(
     """Serve a scenario world through the real Run:ai API paths on 127.0.0.1 (for demos and recording)."""
     import errno
 
-    from evals.simulator import serve_forever
+    from workload_diagnose.evals.simulator import serve_forever
 
     if not 0 <= port <= 65535:
         fail(f"--port must be between 0 and 65535, not {port}", 2)
@@ -97,8 +98,8 @@ def demo(
     """Start the Run:ai simulator on a bundled scenario and diagnose it (no cluster, LLM or credentials)."""
     import os
 
-    from agent.entrypoints.cli import app as product
-    from evals.simulator import running_simulator
+    from workload_diagnose.agent.entrypoints.cli import app as product
+    from workload_diagnose.evals.simulator import running_simulator
 
     sc = _scenario(scenario)
     with running_simulator(sc.world) as sim:
@@ -138,7 +139,7 @@ def eval_(
     """Replay scenario cassettes and score them (or re-record them with --record); --faults adds the fault matrix."""
     import os
 
-    from evals.suite import run
+    from workload_diagnose.evals.suite import run
 
     if tier1 not in ("rest", "mcp"):
         fail(f"--tier1 must be 'rest' or 'mcp', not {tier1!r}", 2)
@@ -148,7 +149,7 @@ def eval_(
         cpus = max(1, min(8, os.cpu_count() or 1))
         jobs = min(16, 2 * cpus) if faults else cpus  # fault runs spend much of their time waiting
     if passk is None:
-        from evals.passk import DEFAULT_K
+        from workload_diagnose.evals.passk import DEFAULT_K
 
         passk = 0 if suites or record or tier1 != "rest" else DEFAULT_K
     raise typer.Exit(run(suites or None, do_record=record, echo=typer.echo, faults=faults, jobs=jobs, out=out,
@@ -176,8 +177,8 @@ def record(
     Tier 2 (Kubernetes) is not used: a captured scenario replays the Run:ai exchanges only.
     """
     check_intent(intent)
-    from agent.entrypoints.errors import EXIT_USAGE
-    from evals.capture import CaptureError, capture
+    from workload_diagnose.agent.model.errors import EXIT_USAGE
+    from workload_diagnose.evals.capture import CaptureError, capture
 
     sc, res = handled(lambda: capture(out=out, cluster_id=cluster_id, workload_id=workload_id,
                                       workload_name=workload_name, project=project, intent=intent,
@@ -195,14 +196,14 @@ def guardrails_report(
                                    help="Also run the graph-level injection matrix over the core scenarios."),
 ) -> None:
     """Measure the guardrails: secret recall (full span), benign lines altered, MB/s, linearity, injections."""
-    from guardrails.report import main as report_main
+    from workload_diagnose.guardrails.report import main as report_main
 
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     report_main(size_mb=size_mb, out=out)
     if not injection:
         return
-    from evals.injection import run_corpus, run_matrix
-    from evals.scenarios import all_scenarios
+    from workload_diagnose.evals.injection import run_corpus, run_matrix
+    from workload_diagnose.evals.scenarios import all_scenarios
 
     stats = run_matrix(all_scenarios(["core"]))
     typer.echo(f"injection matrix (core scenarios x {stats['runs']} planted runs): verdict changed "
@@ -231,6 +232,6 @@ def bench(
                                                 "cli_startup, memory"),
 ) -> None:
     """Benchmark: round trips, requests vs the skill's minimum, redaction MB/s, start-up, peak memory."""
-    from evals.bench import main as bench_main
+    from workload_diagnose.evals.bench import main as bench_main
 
     raise typer.Exit(bench_main(["--out", out, *(["--quick"] if quick else []), *(["--only", only] if only else [])]))

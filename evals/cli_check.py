@@ -2,7 +2,7 @@
 command (``workload-diagnose simulate``), run ``workload-diagnose failed … --json`` twice as a subprocess, and
 compare outcome/category/route with the scenario's expectation and the two outputs byte for byte.
 
-    python -m evals.cli_check [SUITE...]
+    python -m workload_diagnose.evals.cli_check [SUITE...]
 """
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import subprocess
 import sys
 import time
 
-from evals.scenarios import Scenario, all_scenarios
+from workload_diagnose.evals.scenarios import Scenario, all_scenarios
 
-EXE = [sys.executable, "-m", "agent.entrypoints.cli"]
+EXE = [sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli"]
 
 
 def _free_port() -> int:

@@ -1,7 +1,7 @@
 """Snapshot of the public ``--json`` bytes for every bundled scenario, to prove a refactor changed nothing.
 
-    python -m evals.contract_snapshot --write out/contract.json     # before the change
-    python -m evals.contract_snapshot --compare out/contract.json   # after: exit 1 and a diff on any byte changed
+    python -m workload_diagnose.evals.contract_snapshot --write out/contract.json     # before the change
+    python -m workload_diagnose.evals.contract_snapshot --compare out/contract.json   # after: exit 1 and a diff on any byte changed
 
 Each scenario is replayed from its cassette (Tier-2 ones with their recorded Kubernetes exchanges) through
 its procedure (``agent.api.run_procedure``; ``runai_failed`` unless its case names another) and serialised exactly as
@@ -17,8 +17,8 @@ from pathlib import Path
 
 
 def snapshot() -> dict[str, str]:
-    from evals.runner import replay
-    from evals.scenarios import all_scenarios
+    from workload_diagnose.evals.runner import replay
+    from workload_diagnose.evals.scenarios import all_scenarios
 
     out: dict[str, str] = {}
     for sc in all_scenarios(include_replay_only=True):
@@ -28,7 +28,7 @@ def snapshot() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evals.contract_snapshot")
+    ap = argparse.ArgumentParser(prog="python -m workload_diagnose.evals.contract_snapshot")
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--write", metavar="FILE")
     g.add_argument("--compare", metavar="FILE")

@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from evals import checks
-from evals.runner import LiveRun
-from evals.scenarios import Scenario
+from workload_diagnose.evals import checks
+from workload_diagnose.evals.runner import LiveRun
+from workload_diagnose.evals.scenarios import Scenario
 
 HOLD = 0.3  # the simulator holds a timed-out response this long ...
 READ_TIMEOUT = 0.08  # ... and the client gives up after this long (only on the faulted endpoint; localhost ~2 ms)

@@ -202,7 +202,7 @@ def strip_prefix(prefix: str) -> Action:
 def hostile(world: Any, rules: list[tuple[str, str, Action]], tls: ssl.SSLContext | None = None
             ) -> Iterator[tuple[HostileServer, Any]]:
     """(hostile server, simulator) for ``world``; both stop on exit, every streaming rule is told to stop."""
-    from evals.simulator import running_simulator
+    from workload_diagnose.evals.simulator import running_simulator
 
     with running_simulator(world) as sim:
         srv = HostileServer(sim.url, rules, tls)

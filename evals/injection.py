@@ -73,8 +73,8 @@ LOCATIONS = ["command", "args", "annotation", "env", "image", "quoted-event"]
 
 def _sim_runner(sim) -> Callable:
     """Diagnose a scenario over real HTTP against ``sim`` after swapping in ``world``."""
-    from agent.api import diagnose
-    from evals.simulator import World
+    from workload_diagnose.agent.api import diagnose
+    from workload_diagnose.evals.simulator import World
 
     def run(sc, world):
         sim.world = World.load(world)
@@ -119,7 +119,7 @@ def run_matrix(scenarios, payloads: list[str] | None = None, runner: Callable | 
     """Run the matrix over real HTTP against one simulator whose world is swapped between runs."""
     if runner is not None:
         return _run_matrix(scenarios, payloads, runner)
-    from evals.simulator import running_simulator
+    from workload_diagnose.evals.simulator import running_simulator
 
     with running_simulator({"workloads": []}) as sim:
         return _run_matrix(scenarios, payloads, _sim_runner(sim))
@@ -158,9 +158,9 @@ def run_corpus(scenarios, *, with_llm: bool = True) -> dict:
     """
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-    from agent.llm import explain
-    from evals.simulator import running_simulator
-    from guardrails.corpora import injection_corpus
+    from workload_diagnose.agent.llm import explain
+    from workload_diagnose.evals.simulator import running_simulator
+    from workload_diagnose.guardrails.corpora import injection_corpus
 
     items = [(CORPUS_LOCATION[loc], p) for loc, p in injection_corpus() if loc in CORPUS_LOCATION]
     stats = {"runs": 0, "verdict_changed": 0, "tool_calls_changed": 0, "canary_leaked": 0, "flagged": 0,

@@ -263,7 +263,7 @@ def wait_done(rec: ServedRequest, timeout: float = 15.0) -> bool:
     return rec.done.wait(timeout)
 
 
-if __name__ == "__main__":  # manual smoke test: python -m evals.kube_standin
+if __name__ == "__main__":  # manual smoke test: python -m workload_diagnose.evals.kube_standin
     with KubeletStandin() as k:
         k.add_log("ns", "pod", "c", "hello\nworld\n", previous=True)
         print(f"kubelet stand-in on https://{k.host}:{k.port}")

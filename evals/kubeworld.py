@@ -95,7 +95,7 @@ def apply(kube: dict, api: Any, *, kubelet_port: int, add_log: Callable[[str, st
 def with_pod_uids(world: dict, uids: dict[tuple[str, str], str]) -> dict:
     """A copy of a Run:ai world whose pods carry the UIDs the apiserver assigned (pod ``id``), matched by the
     workload's namespace and the pod's name; pods without a Kubernetes twin are left as they are."""
-    from evals.simulator import complete_workload
+    from workload_diagnose.evals.simulator import complete_workload
 
     out = copy.deepcopy(world)
     for w in out.get("workloads", []):
@@ -130,6 +130,6 @@ def recorded_pod_uids(bodies: list[str]) -> dict[tuple[str, str], str]:
 
 def replay_reader():
     """A KubeReader aimed at the fixed replay host (only ever answered by a cassette)."""
-    from tools.kube import KubeReader
+    from workload_diagnose.tools.kube import KubeReader
 
     return KubeReader.from_url(KUBE_REPLAY_URL, token="replay-token", verify_ssl=False)

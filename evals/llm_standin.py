@@ -51,7 +51,7 @@ def _spotlit(messages: list[dict]) -> str:
 
 
 def _extraction(text: str, swap: bool = False) -> str:
-    from agent.chat.parse import understand
+    from workload_diagnose.agent.chat.parse import understand
 
     p = understand(text)
     cid, wid = p.cluster_id, p.workload_id
@@ -120,7 +120,7 @@ def fake_model(persona: str, *, delay: float = 0.0) -> Any:
         def _llm_type(self) -> str:
             return f"standin-{persona}"
 
-        def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        def _generate(self, messages, stop=None, **kwargs):  # (langchain also passes run_manager: in kwargs)
             if delay:
                 time.sleep(delay)
             text = say(_as_dicts(messages))

@@ -19,8 +19,8 @@ import json
 import time
 from typing import Any
 
-from evals.runner import LiveRun, _kwargs, _ShortReadTimeout, faulted_world
-from evals.scenarios import Scenario
+from workload_diagnose.evals.runner import LiveRun, _kwargs, _ShortReadTimeout, faulted_world
+from workload_diagnose.evals.scenarios import Scenario
 
 #: skill tool -> the fault-matrix endpoint class whose rules (fatal allowed? limitation words) apply to it
 TOOL_ENDPOINT = {"list_workloads": "list", "get_workload_status": "workload", "get_workload_spec": "spec",
@@ -41,10 +41,10 @@ def live_run_mcp(sc: Scenario, *, world: dict | None = None, faults: list[dict] 
                  options: dict | None = None, kube_reader: Any = None) -> McpRun:
     """Run ``sc`` through the MCP stand-in over the simulator; REST ``faults`` go into the world, ``mcp_faults``
     into the stand-in. Never raises: errors are recorded on the run (as :func:`evals.runner.live_run`)."""
-    from agent.api import run_procedure
-    from evals.mcp_standin import McpFault, Options, Standin, memory_connector
-    from evals.simulator import running_simulator
-    from tools.runai.mcp import RunaiMcpSource
+    from workload_diagnose.agent.api import run_procedure
+    from workload_diagnose.evals.mcp_standin import McpFault, Options, Standin, memory_connector
+    from workload_diagnose.evals.simulator import running_simulator
+    from workload_diagnose.tools.runai.mcp import RunaiMcpSource
 
     wd, target = faulted_world(sc, world, faults, read_timeout)
     run = McpRun()
@@ -80,9 +80,9 @@ def score_mcp(ref: str) -> dict:
     """One scenario through MCP, scored like :func:`evals.suite.score_replay` (without the REST call minimum)."""
     import vcr  # noqa: F401 - the evals extra
 
-    from evals import checks
-    from evals.cassettes import player
-    from evals.suite import _finish, _load, _verdict_dict, _warm, result_problems
+    from workload_diagnose.evals import checks
+    from workload_diagnose.evals.cassettes import player
+    from workload_diagnose.evals.scoring import _finish, _load, _verdict_dict, _warm, result_problems
 
     _warm()
     sc = _load(ref)
@@ -95,7 +95,7 @@ def score_mcp(ref: str) -> dict:
     if sc.tier2:  # Kubernetes from the cassette; the simulator (localhost) is not intercepted
         import yaml
 
-        from evals.kubeworld import KUBE_REPLAY_URL, recorded_pod_uids, replay_reader, with_pod_uids
+        from workload_diagnose.evals.kubeworld import KUBE_REPLAY_URL, recorded_pod_uids, replay_reader, with_pod_uids
 
         data = yaml.safe_load(sc.cassette.read_text()) or {}
         kube_bodies = [(i.get("response") or {}).get("body", {}).get("string") or ""
@@ -136,13 +136,13 @@ def score_mcp(ref: str) -> dict:
 # ------------------------------------------------------------------------------------------------ faults
 def mcp_plan(tools: list[str]) -> list[tuple[str, str]]:
     """(variant, endpoint) MCP fault runs for a scenario whose fault-free run called ``tools``."""
-    from evals import faultmatrix as fm
+    from workload_diagnose.evals import faultmatrix as fm
 
     eps = [TOOL_ENDPOINT[t] for t in TOOL_ENDPOINT if t in tools]
     return [(v.name, ep) for ep in eps for v in fm.MCP_VARIANTS]
 
 
 def mcp_fault(variant: str, endpoint: str) -> dict:
-    from evals import faultmatrix as fm
+    from workload_diagnose.evals import faultmatrix as fm
 
     return {"tool": ENDPOINT_TOOL[endpoint], **fm.BY_NAME[variant].spec}

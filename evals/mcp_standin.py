@@ -16,7 +16,7 @@ tool, no events in the status, text-only results, and MCP faults per tool (tool 
 session). Every ``tools/call`` received is logged in :attr:`Standin.calls`.
 
 Transports: in-process (:func:`memory_connector`, the SDK's in-memory streams), stdio and streamable HTTP
-(``python -m evals.mcp_standin``; ``RUNAI_TRANSPORT=http`` serves ``/mcp`` on ``RUNAI_MCP_PORT``, default 8080,
+(``python -m workload_diagnose.evals.mcp_standin``; ``RUNAI_TRANSPORT=http`` serves ``/mcp`` on ``RUNAI_MCP_PORT``, default 8080,
 and requires ``Authorization: Bearer $RUNAI_MCP_TOKEN``). ``WD_STANDIN_OPTIONS`` (JSON) selects a variant.
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 from urllib.parse import quote
 
-from tools.runai.models import OOM_METRICS
+from workload_diagnose.tools.runai.models import OOM_METRICS
 
 PAGE, MAX_PAGES = 50, 20
 METRIC_TYPES = (*OOM_METRICS, "GPU_UTILIZATION")  # the server picks the types: the tool takes none
@@ -89,7 +89,7 @@ class Standin:
 
     def __init__(self, base_url: str, client_id: str, client_secret: str, options: Options | None = None, *,
                  transport: Any = None, sleep: Callable[[float], None] = time.sleep, timeout: float = 10.0):
-        from tools.runai.rest import RunaiClient
+        from workload_diagnose.tools.runai.rest import RunaiClient
 
         self.options = options or Options()
         self.api = RunaiClient(base_url, client_id, client_secret, transport=transport, sleep=sleep, timeout=timeout)
@@ -102,8 +102,8 @@ class Standin:
 
     # ------------------------------------------------------------------ REST backend (raw bodies)
     def _get(self, path: str, params: list[tuple[str, str]] | None = None) -> tuple[int, bytes]:
-        from tools.base import ToolFailure
-        from tools.runai import ApiAuthError, ApiUnavailable
+        from workload_diagnose.tools.base import ToolFailure
+        from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable
 
         try:
             r, _ = self.api._send_with_retries("GET", path, params=params, headers=self.api._auth_header())
@@ -161,7 +161,7 @@ class Standin:
                 **({} if isinstance(events, list) else {"eventsError": "events response has no 'events' list"})}
 
     def get_workload_spec(self, args: dict) -> Any:
-        from tools.runai import spec_kind_path
+        from workload_diagnose.tools.runai import spec_kind_path
 
         wid = quote(str(args.get("workloadId", "")), safe="")
         wl = self._json(f"/api/v1/workloads/{wid}")
@@ -324,7 +324,7 @@ def http_app(standin: Standin, token: str | None):
     return app
 
 
-def main() -> None:  # python -m evals.mcp_standin
+def main() -> None:  # python -m workload_diagnose.evals.mcp_standin
     import anyio
 
     standin = _from_env()

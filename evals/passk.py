@@ -52,10 +52,10 @@ def run(k: int = DEFAULT_K, personas: list[str] | None = None, only: list[int] |
     """The Pass^k record (deterministic: no timings); ``personas`` / ``only`` (phrasing indexes) narrow it."""
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from agent.api import chat
-    from evals.llm_standin import PERSONAS, fake_model
-    from evals.scenarios import load_scenario
-    from evals.simulator import running_simulator
+    from workload_diagnose.agent.chat.api import chat
+    from workload_diagnose.evals.llm_standin import PERSONAS, fake_model
+    from workload_diagnose.evals.scenarios import load_scenario
+    from workload_diagnose.evals.simulator import running_simulator
 
     sc = load_scenario(SCENARIO)
     world = json.loads(sc.world.read_text())

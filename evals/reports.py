@@ -7,7 +7,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from evals.suite import quantile
+from workload_diagnose.evals.scoring import quantile
 
 
 def write_outputs(out: Path, board: dict, timings: dict) -> list[Path]:
@@ -60,7 +60,7 @@ def junit_xml(board: dict, timings: dict) -> bytes:
             fails.setdefault(x["id"], []).append(x)
         for sid, p in f["per_scenario"].items():
             secs = sum(v for k, v in ft.items() if k.split("|", 1)[0] == sid) / 1000
-            tc = ET.SubElement(ts, "testcase", classname="evals.faults", name=sid, time=f"{secs:.3f}")
+            tc = ET.SubElement(ts, "testcase", classname="workload_diagnose.evals.faults", name=sid, time=f"{secs:.3f}")
             if sid in fails:
                 msgs = [f"{x['endpoint']}/{x['variant']}: {'; '.join(x['problems'])}" for x in fails[sid]]
                 el = ET.SubElement(tc, "failure", type="fault-matrix",

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.model.result import DiagnosisResult
-from evals.scenarios import REPLAY_URL, Scenario
+from workload_diagnose.agent.model.result import DiagnosisResult
+from workload_diagnose.evals.scenarios import REPLAY_URL, Scenario
 
 
 def _kwargs(sc: Scenario) -> dict:
@@ -14,11 +14,11 @@ def _kwargs(sc: Scenario) -> dict:
 
 
 def replay(sc: Scenario, *, cassette: Path | None = None, kube_reader=None) -> DiagnosisResult:
-    from agent.api import run_procedure
-    from evals.cassettes import player
+    from workload_diagnose.agent.api import run_procedure
+    from workload_diagnose.evals.cassettes import player
 
     if kube_reader is None and sc.tier2:
-        from evals.kubeworld import replay_reader
+        from workload_diagnose.evals.kubeworld import replay_reader
 
         kube_reader = replay_reader()
     with player().use_cassette(str(cassette or sc.cassette)):
@@ -30,8 +30,8 @@ def replay(sc: Scenario, *, cassette: Path | None = None, kube_reader=None) -> D
 def live(sc: Scenario, *, delay_ms: int = 0, world: dict | None = None, kube_reader=None,
          retry_sleep=None) -> tuple[DiagnosisResult, list[tuple[str, str]]]:
     """Run against a fresh simulator serving the scenario's world; returns the result and the requests served."""
-    from agent.api import run_procedure
-    from evals.simulator import running_simulator
+    from workload_diagnose.agent.api import run_procedure
+    from workload_diagnose.evals.simulator import running_simulator
 
     with running_simulator(world if world is not None else sc.world, delay_ms=delay_ms) as sim:
         res = run_procedure(sc.procedure, **_kwargs(sc), runai_url=sim.url, client_id=sim.client_id,
@@ -44,9 +44,9 @@ def record(sc: Scenario, *, cassette: Path | None = None, kube_reader=None,
            kube_server: str | None = None, world: dict | None = None) -> DiagnosisResult:
     """Record from the simulator (and, for Tier 2, from the live kube-apiserver ``kube_reader`` talks to);
     ``world`` replaces the scenario's world (Tier 2: with the pod UIDs that apiserver assigned)."""
-    from agent.api import run_procedure
-    from evals.cassettes import recorder
-    from evals.simulator import running_simulator
+    from workload_diagnose.agent.api import run_procedure
+    from workload_diagnose.evals.cassettes import recorder
+    from workload_diagnose.evals.simulator import running_simulator
 
     path = Path(cassette or sc.cassette)
     if path.exists():
@@ -59,7 +59,7 @@ def record(sc: Scenario, *, cassette: Path | None = None, kube_reader=None,
     if not path.exists():  # no request at all (e.g. missing parameters): an empty cassette replays that
         path.write_text("interactions: []\nversion: 1\n")
     else:
-        from evals.cassettes import normalise_order
+        from workload_diagnose.evals.cassettes import normalise_order
 
         normalise_order(path)
     return res
@@ -105,7 +105,7 @@ class LiveRun:
 
     def attempt(self, diagnosis) -> None:
         """Run ``diagnosis()`` into ``result``; a fatal error or a crash is recorded instead, never raised."""
-        from agent.api import ApiAuthError, ApiUnavailable, InvalidInput
+        from workload_diagnose.agent.api import ApiAuthError, ApiUnavailable, InvalidInput
 
         try:
             self.result = diagnosis()
@@ -142,8 +142,8 @@ def live_run(sc: Scenario, *, world: dict | None = None, faults: list[dict] | No
 
     import httpx
 
-    from agent.api import run_procedure
-    from evals.simulator import running_simulator
+    from workload_diagnose.agent.api import run_procedure
+    from workload_diagnose.evals.simulator import running_simulator
 
     wd, target = faulted_world(sc, world, faults, read_timeout)
     run = LiveRun()

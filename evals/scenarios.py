@@ -46,7 +46,7 @@ class CaseArgs(BaseModel):
     @property
     def complete(self) -> bool:
         """The cluster and Option A or B: a run reads something (else it asks first)."""
-        from agent.model.request import is_complete
+        from workload_diagnose.agent.model.request import is_complete
 
         return is_complete(self.cluster_id, self.workload_id, self.workload_name, self.project)
 
@@ -70,7 +70,7 @@ class Scenario(BaseModel):
     @field_validator("procedure")
     @classmethod
     def _registered(cls, v: str) -> str:
-        from agent.procedures import specs
+        from workload_diagnose.agent.procedures import specs
 
         kinds = [n for n, s in specs().items() if s.eval_cases]
         if v not in kinds:
@@ -80,7 +80,7 @@ class Scenario(BaseModel):
     @property
     def command(self) -> str:
         """The CLI command that runs this scenario's procedure (``demo`` prints and runs it)."""
-        from agent.procedures import spec
+        from workload_diagnose.agent.procedures import spec
 
         cmd = spec(self.procedure).command
         assert cmd is not None, self.procedure

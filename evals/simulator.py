@@ -187,7 +187,7 @@ class SimServer(ThreadingHTTPServer):
         self.answered: list[tuple[str, str, int]] = []  # (method, path?query, status) of every answer sent
         self.inflight = 0
         self.max_inflight = 0  # the most requests being served at once (proves the client overlaps reads)
-        from evals.faults import FaultPlan
+        from workload_diagnose.evals.faults import FaultPlan
 
         self.faults = FaultPlan(world.data.get("faults") or [])
 
@@ -436,7 +436,7 @@ def _filter_match(have: Any, op: str, value: str, is_date: bool) -> bool:
 
 
 def _kind_of(w: dict) -> str:
-    from tools.runai import spec_kind_path
+    from workload_diagnose.tools.runai import spec_kind_path
 
     return spec_kind_path(w.get("type")) or ""
 

@@ -22,46 +22,21 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from evals.scenarios import Scenario, all_scenarios, load_scenario
+from workload_diagnose.evals.scenarios import Scenario, all_scenarios, load_scenario  # noqa: F401
+from workload_diagnose.evals.scoring import (_finish, _load, _verdict_dict, _warm, quantile,  # noqa: F401
+                                           result_problems)
 
 SCHEMA = "workload-diagnose/eval-scoreboard@1"
 DEFAULT_BASELINE = Path(__file__).resolve().parent / "baseline.json"
 
 
 # ------------------------------------------------------------------------------------------------ one scenario
-def _load(ref: str) -> Scenario:
-    """``ref`` is a scenario id under evals/scenarios, or ``<directory>::<id>`` for a scenario elsewhere."""
-    if "::" in ref:
-        path, sid = ref.split("::", 1)
-        sc = load_scenario(Path(path))
-        sc.id = sid
-        return sc
-    return load_scenario(ref)
-
-
-_WARM = False
-
-
-def _warm() -> None:
-    """Imports and graph compilation once per process, so timings measure diagnoses, not start-up."""
-    global _WARM
-    if not _WARM:
-        import agent.api  # noqa: F401
-        import evals.cassettes  # noqa: F401
-        from agent.procedures import graph, specs
-
-        for name, spec in specs().items():
-            if spec.eval_cases:
-                graph(name)
-        _WARM = True
-
-
 def score_replay(ref: str) -> dict:
     """Replay one scenario and run every check; returns a JSON-able record (plus ``_seconds``)."""
     import yaml
 
-    from evals import checks
-    from evals.runner import replay
+    from workload_diagnose.evals import checks
+    from workload_diagnose.evals.runner import replay
 
     _warm()
     sc = _load(ref)
@@ -105,39 +80,15 @@ def score_replay(ref: str) -> dict:
     return _finish(rec)
 
 
-def result_problems(invented: list, leaks: list, cited: int, total: int) -> list[str]:
-    """The result checks every scoring shares (replay, MCP): invented values, leaks, uncited evidence."""
-    problems = []
-    if invented:
-        problems.append(f"invented values: {invented}")
-    if leaks:
-        problems.append(f"secrets leaked: {leaks}")
-    if cited != total:
-        problems.append(f"{total - cited} evidence line(s) without a known source")
-    return problems
-
-
-def _finish(rec: dict) -> dict:
-    ok = not rec["problems"]
-    rec["pass"] = ok
-    rec["xfail"] = bool(rec.get("known_defect")) and not ok
-    rec["xpass"] = bool(rec.get("known_defect")) and ok
-    return rec
-
-
-def _verdict_dict(outcome, category, route, recurrence) -> dict:
-    return {"outcome": outcome, "category": category, "route": route, "recurrence": recurrence}
-
-
 # ------------------------------------------------------------------------------------------------ faults
 def fault_baseline(ref: str, tier1: str = "rest") -> dict:
-    from evals import faultmatrix as fm
-    from evals.runner import live_run
+    from workload_diagnose.evals import faultmatrix as fm
+    from workload_diagnose.evals.runner import live_run
 
     _warm()
     sc = _load(ref)
     if tier1 == "mcp":
-        from evals.mcp_eval import live_run_mcp
+        from workload_diagnose.evals.mcp_eval import live_run_mcp
 
         run = live_run_mcp(sc)
     else:
@@ -150,19 +101,19 @@ def fault_baseline(ref: str, tier1: str = "rest") -> dict:
 
 
 def fault_run(ref: str, variant: str, endpoint: str, base: dict, tier1: str = "rest") -> dict:
-    from evals import faultmatrix as fm
-    from evals.runner import live_run
+    from workload_diagnose.evals import faultmatrix as fm
+    from workload_diagnose.evals.runner import live_run
 
     sc = _load(ref)
     if variant.startswith("mcp-"):
-        from evals.mcp_eval import live_run_mcp, mcp_fault
+        from workload_diagnose.evals.mcp_eval import live_run_mcp, mcp_fault
 
         run = live_run_mcp(sc, mcp_faults=[mcp_fault(variant, endpoint)])
     else:
         spec = fm.fault_spec(variant, endpoint, [tuple(x) for x in base["requests"]])
         timeout = fm.READ_TIMEOUT if "timeout" in variant else None
         if tier1 == "mcp":
-            from evals.mcp_eval import live_run_mcp
+            from workload_diagnose.evals.mcp_eval import live_run_mcp
 
             run = live_run_mcp(sc, faults=[spec], read_timeout=timeout)
         else:
@@ -217,13 +168,13 @@ def evaluate(suites: list[str] | None = None, *, faults: bool = False, jobs: int
              progress: Callable[[str], None] | None = None, tier1: str = "rest", passk: int = 0) -> tuple[dict, dict]:
     """Score the selected scenarios; returns (scoreboard, timings). Pure data, deterministic scoreboard.
     ``passk`` > 0 adds the LLM path's Pass^k over the chat phrasings (``evals/passk.py``) as ``llm_passk``."""
-    from evals import checks
+    from workload_diagnose.evals import checks
 
     scs, skipped = select(suites, root)
     refs = [f"{sc.path}::{sc.id}" if root is not None else sc.id for sc in scs]
     t0 = time.perf_counter()
     if tier1 == "mcp":
-        from evals.mcp_eval import score_mcp
+        from workload_diagnose.evals.mcp_eval import score_mcp
 
         recs = _pmap(score_mcp, [(r,) for r in refs], jobs)
     else:
@@ -296,7 +247,7 @@ def evaluate(suites: list[str] | None = None, *, faults: bool = False, jobs: int
             fr = board["faults"]["per_scenario"].get(r["id"])
             r["faults"] = fr
     if passk:
-        from evals import passk as pk
+        from workload_diagnose.evals import passk as pk
 
         t1 = time.perf_counter()
         board["llm_passk"] = pk.run(passk)
@@ -308,7 +259,7 @@ def evaluate(suites: list[str] | None = None, *, faults: bool = False, jobs: int
 
 def _fault_matrix(scs: list[Scenario], refs: list[str], jobs: int, fault_filter, progress,
                   tier1: str = "rest") -> tuple[dict, dict]:
-    from evals import faultmatrix as fm
+    from workload_diagnose.evals import faultmatrix as fm
 
     # live runs need every server a scenario talks to: Tier-2 ones need the kube-apiserver (tests/k8s covers them)
     live = [(sc, ref) for sc, ref in zip(scs, refs) if sc.has_world and not sc.tier2]
@@ -325,7 +276,7 @@ def _fault_matrix(scs: list[Scenario], refs: list[str], jobs: int, fault_filter,
             continue
         plan = fm.plan(b["endpoints"])
         if tier1 == "mcp":
-            from evals.mcp_eval import mcp_plan
+            from workload_diagnose.evals.mcp_eval import mcp_plan
 
             plan += mcp_plan(b["tools"])
         for variant, ep in plan:
@@ -412,16 +363,6 @@ def _pct(x: dict) -> str:
     return f"{x['correct']}/{x['total']}" + (f" ({100 * x['correct'] / x['total']:.1f}%)" if x["total"] else "")
 
 
-def quantile(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    v = sorted(values)
-    k = (len(v) - 1) * q
-    lo = int(k)
-    hi = min(lo + 1, len(v) - 1)
-    return v[lo] + (v[hi] - v[lo]) * (k - lo)
-
-
 def scoreboard_text(board: dict, timings: dict) -> list[str]:
     a = board["accuracy"]
     lines = ["", f"Scoreboard — {board['scenarios']} scenarios in {len(board['suites'])} suites "
@@ -461,7 +402,7 @@ def scoreboard_text(board: dict, timings: dict) -> list[str]:
                   f"    per fault run       p50 {quantile(ft, .5):.1f} ms · p95 {quantile(ft, .95):.1f} ms · "
                   f"wall {timings['faults']['wall_seconds']:.1f} s"]
     if board.get("llm_passk"):
-        from evals.passk import text
+        from workload_diagnose.evals.passk import text
 
         lines.append(text(board["llm_passk"]))
         lines += [f"    differs: phrasing {x['phrasing']} with the {x['model']} model: {', '.join(x['differs'])}"
@@ -523,7 +464,7 @@ def run(suites: list[str] | None = None, *, do_record: bool = False, echo=print,
         return 2
     board["regressions"] = regress
     if out:
-        from evals.reports import write_outputs
+        from workload_diagnose.evals.reports import write_outputs
 
         paths = write_outputs(Path(out), board, timings)
         echo("  wrote " + ", ".join(str(p) for p in paths))
@@ -531,7 +472,7 @@ def run(suites: list[str] | None = None, *, do_record: bool = False, echo=print,
 
 
 def _record(suites: list[str] | None, echo) -> int:
-    from evals.runner import record
+    from workload_diagnose.evals.runner import record
 
     scs = [s for s in all_scenarios(suites or None, include_known_defects=True) if not s.tier2]
     if not scs:

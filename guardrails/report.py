@@ -1,6 +1,6 @@
 """Measurements of the guardrails, with the targets they must meet.
 
-    from guardrails.report import run_report, main
+    from workload_diagnose.guardrails.report import run_report, main
     run_report(size_mb=50) -> dict          # numbers
     main()                                  # prints a table and writes guardrails_report.json
 

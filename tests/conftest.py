@@ -39,8 +39,8 @@ def world(w: dict | None = None, *, events=(), pods=(), history=(), metrics=None
 @pytest.fixture
 def run_world():
     """Run the real graph over real HTTP against a simulator serving ``world``; returns (result, requests)."""
-    from agent.api import diagnose
-    from evals.simulator import running_simulator
+    from workload_diagnose.agent.api import diagnose
+    from workload_diagnose.evals.simulator import running_simulator
 
     def _run(wd: dict, **kw):
         args = {"cluster_id": CL, "workload_id": WID, "now": NOW, "use_kube": False}

@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evals.bench import ITEMS, percentile
-from evals.bench_requests import classify_repeats, history_pages
+from workload_diagnose.evals.bench import ITEMS, percentile
+from workload_diagnose.evals.bench_requests import classify_repeats, history_pages
 
 REPO = Path(__file__).resolve().parents[1]
 STATUSES = {"PASS", "MISS", "SKIP", "INFO"}  # ERROR would mean the bench itself broke
@@ -23,7 +23,7 @@ def _rec(ts: str) -> dict:
 
 def test_quick_bench_writes_every_item(tmp_path):
     out = tmp_path / "bench.json"
-    p = subprocess.run([sys.executable, "-m", "evals.bench", "--quick", "--out", str(out)], cwd=str(REPO),
+    p = subprocess.run([sys.executable, "-m", "workload_diagnose.evals.bench", "--quick", "--out", str(out)], cwd=str(REPO),
                        capture_output=True, text=True, timeout=180)
     assert p.returncode == 0, (p.stdout[-3000:], p.stderr[-3000:])
     data = json.loads(out.read_text())

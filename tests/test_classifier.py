@@ -5,11 +5,11 @@ import itertools
 
 import pytest
 
-from agent.taxonomy import CATEGORIES, NAMES
-from agent.taxonomy import classify
-from agent.evidence.rules import kinds_from_reason_message
-from agent.taxonomy.categories.image_pull_failed import image_pull_class
-from agent.model.signals import Kind, Signal
+from workload_diagnose.agent.taxonomy import CATEGORIES, NAMES
+from workload_diagnose.agent.taxonomy import classify
+from workload_diagnose.agent.evidence.rules import kinds_from_reason_message
+from workload_diagnose.agent.taxonomy.categories.image_pull_failed import image_pull_class
+from workload_diagnose.agent.model.signals import Kind, Signal
 
 
 def sig(kind, **kw):
@@ -137,7 +137,7 @@ def test_preemption_never_from_a_word_inside_a_name_or_a_progress_event():
 
 
 def test_event_provenance_source_and_object():
-    from agent.evidence.common import event_signals
+    from workload_diagnose.agent.evidence.common import event_signals
 
     def kinds(**kw):
         return {s.kind for s in event_signals("OOMKilled", "OOMKilled", None, "p", [], "get_workload_status",

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from evals.scenarios import load_scenario
-from evals.simulator import running_simulator
+from workload_diagnose.evals.scenarios import load_scenario
+from workload_diagnose.evals.simulator import running_simulator
 
-EXE = [sys.executable, "-m", "agent.entrypoints.cli"]
+EXE = [sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli"]
 KEYS = {"outcome", "category", "route", "workload", "evidence", "recurrence", "recommendations", "limitations",
         "question", "report"}
 
@@ -80,7 +80,7 @@ def test_missing_parameters_prints_the_object_and_exits_5():
     assert text.returncode == 5 and text.stdout.strip() and text.stderr == ""
     from typer.testing import CliRunner
 
-    from agent.entrypoints.cli import app
+    from workload_diagnose.agent.entrypoints.cli import app
 
     helped = CliRunner().invoke(app, ["failed", "--help"], env={"COLUMNS": "200"})
     assert "5 a required identifier is missing" in " ".join(helped.output.split())

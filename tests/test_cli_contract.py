@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from evals.cli_check import check
-from evals.scenarios import load_scenario
+from workload_diagnose.evals.cli_check import check
+from workload_diagnose.evals.scenarios import load_scenario
 
 
 @pytest.mark.parametrize("sid", ["core/oom-metrics", "core/route-preempted", "core/option-b-active-crashloop"])

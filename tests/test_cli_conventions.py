@@ -17,10 +17,10 @@ import time
 
 import pytest
 
-from evals.scenarios import load_scenario
-from evals.simulator import running_simulator
+from workload_diagnose.evals.scenarios import load_scenario
+from workload_diagnose.evals.simulator import running_simulator
 
-EXE = [sys.executable, "-m", "agent.entrypoints.cli"]
+EXE = [sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli"]
 ANSI = re.compile(rb"\x1b")
 REQUEST_LINE = re.compile(r"^workload-diagnose: (GET /api/v1/\S+) -> (\d{3}) in (\d+) ms$")
 
@@ -45,7 +45,7 @@ def run_in_pty(args: list[str], env_extra: dict | None = None, cols: int = 80, t
     if pid == 0:  # child: the pty is its controlling terminal
         try:
             fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
-            os.execve(sys.executable, [sys.executable, "-m", "agent.entrypoints.cli", *args], env)
+            os.execve(sys.executable, [sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", *args], env)
         finally:
             os._exit(127)
     out = b""
@@ -86,7 +86,7 @@ def invoke(args: list[str], env: dict | None = None):
     """The real product app in-process (click's runner): for what does not depend on a terminal."""
     from typer.testing import CliRunner
 
-    from agent.entrypoints.cli import app
+    from workload_diagnose.agent.entrypoints.cli import app
 
     return CliRunner().invoke(app, args, prog_name="workload-diagnose", env={"COLUMNS": "120", **(env or {})})
 
@@ -149,8 +149,8 @@ def test_verbose_prints_each_request_from_the_invocations_the_result_cites(sim):
 
 
 def test_verbose_lines_are_redacted(sim):
-    from agent.entrypoints.terminal import request_printer
-    from tools.base import Invocation
+    from workload_diagnose.agent.entrypoints.terminal import request_printer
+    from workload_diagnose.tools.base import Invocation
 
     got: list[str] = []
     request_printer(got.append)(Invocation(tool="list_workloads", request="GET /api/v1/workloads?"
@@ -186,7 +186,7 @@ def test_lifecycle_verbose_prints_each_request_it_made(tmp_path):
 
     from tests.lifecycle import recording
     from tests.lifecycle.replay_server import ReplayServer
-    from tools.kube import kubeconfig_for
+    from workload_diagnose.tools.kube import kubeconfig_for
 
     server = ReplayServer(recording.CASSETTES / "kueue-quota.yaml")
     try:
@@ -211,7 +211,7 @@ def test_lifecycle_watch_under_no_color_writes_no_escape_sequence(tmp_path):
 
     from tests.lifecycle import recording
     from tests.lifecycle.replay_server import ReplayServer
-    from tools.kube import kubeconfig_for
+    from workload_diagnose.tools.kube import kubeconfig_for
 
     server = ReplayServer(recording.CASSETTES / "kueue-quota.yaml")
     try:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-EXE = [sys.executable, "-m", "agent.entrypoints.cli"]
+EXE = [sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli"]
 OOM = REPO / "evals" / "scenarios" / "core" / "oom-metrics"
 
 

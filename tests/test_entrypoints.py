@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agent.entrypoints import cli, errors
-from agent.entrypoints.settings import Settings, make_kube
-from tools.base import ErrorKind, ToolFailure
-from tools.runai import ApiAuthError, ApiUnavailable, InvalidInput
+from workload_diagnose.agent.entrypoints import cli, errors
+from workload_diagnose.agent.model.settings import Settings, make_kube
+from workload_diagnose.tools.base import ErrorKind, ToolFailure
+from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable, InvalidInput
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -63,7 +63,7 @@ def test_developer_commands_come_from_the_plugin_group():
 
 
 class _BrokenEP:
-    name, value = "evals", "evals.cli:app"
+    name, value = "evals", "workload_diagnose.evals.cli:app"
 
     def load(self):
         raise ModuleNotFoundError("the evals extra is not installed (no vcrpy)", name="vcr")
@@ -103,9 +103,9 @@ def test_no_silent_fallback_to_the_home_kubeconfig(tmp_path, monkeypatch):
 def test_without_a_kubeconfig_the_report_says_how_to_turn_tier2_on(tmp_path, monkeypatch):
     import json
 
-    from agent.api import diagnose
-    from evals.scenarios import all_scenarios
-    from evals.simulator import running_simulator
+    from workload_diagnose.agent.api import diagnose
+    from workload_diagnose.evals.scenarios import all_scenarios
+    from workload_diagnose.evals.simulator import running_simulator
 
     home_kc = tmp_path / ".kube" / "config"
     home_kc.parent.mkdir()

@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from agent.evidence.common import ts
+from workload_diagnose.agent.evidence.common import ts
 
 
 @pytest.fixture

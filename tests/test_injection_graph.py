@@ -2,8 +2,8 @@
 leaks the canary, and is flagged as an ignored embedded instruction (issue 4, graph level)."""
 from __future__ import annotations
 
-from evals.injection import CANARY, DEFAULT_PAYLOADS, LOCATIONS, plant, run_matrix
-from evals.scenarios import load_scenario
+from workload_diagnose.evals.injection import CANARY, DEFAULT_PAYLOADS, LOCATIONS, plant, run_matrix
+from workload_diagnose.evals.scenarios import load_scenario
 
 SUBSET = ["core/oom-metrics", "core/image-pull-manifest", "core/crash-exit-code", "core/policy-idle",
           "core/route-preempted", "core/option-b-terminal", "core/node-notready", "core/mount-pvc"]
@@ -31,7 +31,7 @@ def test_planting_reaches_each_location():
 def test_guardrails_corpus_with_an_obedient_fake_llm():
     """Every corpus attack at its own location: no verdict/tool-call change, no canary, and a fake LLM that
     obeys the injected instruction is always rejected by the output validator."""
-    from evals.injection import run_corpus
+    from workload_diagnose.evals.injection import run_corpus
 
     stats = run_corpus([load_scenario("core/oom-metrics"), load_scenario("core/crash-exit-code")])
     assert stats["runs"] >= 500

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from tools.deadline import Deadline
-from tools.kube import KubeError, KubeReader
+from workload_diagnose.tools.deadline import Deadline
+from workload_diagnose.tools.kube import KubeError, KubeReader
 
 
 @pytest.fixture
@@ -51,10 +51,10 @@ def test_outside_the_block_a_read_keeps_its_own_timeouts(silent_server):
 def test_a_diagnosis_with_a_silent_kubernetes_server_ends_by_its_timeout(silent_server):
     """The whole graph: the Tier-1 reads answer, the Tier-2 reads meet a server that never answers; the diagnosis
     ends by ``timeout`` with Tier 1's verdict and the Tier-2 limitation stated, not after the reads' 30 s."""
-    from agent.api import diagnose
-    from evals.runner import _kwargs
-    from evals.scenarios import all_scenarios
-    from evals.simulator import running_simulator
+    from workload_diagnose.agent.api import diagnose
+    from workload_diagnose.evals.runner import _kwargs
+    from workload_diagnose.evals.scenarios import all_scenarios
+    from workload_diagnose.evals.simulator import running_simulator
 
     sc = next(s for s in all_scenarios() if s.tier2 and s.expected.category == "OOM_KILLED")
     reader = KubeReader.from_url(silent_server, "t0k", timeouts=(5.0, 30.0))
@@ -70,9 +70,9 @@ def test_a_diagnosis_with_a_silent_kubernetes_server_ends_by_its_timeout(silent_
 
 
 def test_a_chat_turn_with_a_silent_kubernetes_server_ends_by_its_timeout(silent_server, tmp_path):
-    from agent.api import chat
-    from evals.scenarios import all_scenarios
-    from evals.simulator import running_simulator
+    from workload_diagnose.agent.chat.api import chat
+    from workload_diagnose.evals.scenarios import all_scenarios
+    from workload_diagnose.evals.simulator import running_simulator
 
     sc = next(s for s in all_scenarios() if s.tier2 and s.expected.category == "OOM_KILLED" and s.args.workload_id)
     reader = KubeReader.from_url(silent_server, "t0k", timeouts=(5.0, 30.0))

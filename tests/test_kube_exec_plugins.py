@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import yaml
 
-from evals.simulator import running_simulator
+from workload_diagnose.evals.simulator import running_simulator
 from tests.conftest import CL, NOW, WID, event, workload, world
 from tests.test_cli import cli
 
@@ -124,7 +124,7 @@ def test_failed_states_the_refusal_as_the_tier2_limitation(tmp_path, api):
 
 
 def test_only_the_user_of_the_loaded_context_counts():
-    from tools.kube.plugins import credential_plugin, refusal
+    from workload_diagnose.tools.kube.plugins import credential_plugin, refusal
 
     doc = {"current-context": "ro", "contexts": [{"name": "ro", "context": {"user": "reader"}},
                                                  {"name": "admin", "context": {"user": "sso"}}],

@@ -12,9 +12,9 @@ from langchain_core.messages import AIMessage
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from agent.llm import build_messages, explain
-from evals.runner import live, replay
-from evals.scenarios import load_scenario
+from workload_diagnose.agent.llm import build_messages, explain
+from workload_diagnose.evals.runner import live, replay
+from workload_diagnose.evals.scenarios import load_scenario
 
 CANARY = "sk-proj-CANARY0123456789abcdefghijklmnopqrstuvwxyzABCDEF"
 
@@ -128,8 +128,8 @@ def test_prompt_spotlights_the_evidence(oom):
 
 def test_api_with_an_llm_adds_only_a_validated_explanation():
     sc = load_scenario("core/oom-metrics")
-    from agent.api import diagnose
-    from evals.simulator import running_simulator
+    from workload_diagnose.agent.api import diagnose
+    from workload_diagnose.evals.simulator import running_simulator
 
     liar = FakeListChatModel(responses=["NODE_FAILURE: the node died."])
     with running_simulator(sc.world) as sim:
@@ -160,8 +160,8 @@ def test_explanations_that_claim_actions_or_link_out_fall_back(oom, said, why):
 def test_explain_through_a_broken_or_lying_http_model_falls_back_within_its_bound(oom, opts, why, stream):
     import time
 
-    from agent.llm_bounds import ModelBounds, openai_model
-    from evals.llm_standin import Options, running
+    from workload_diagnose.agent.llm_bounds import ModelBounds, openai_model
+    from workload_diagnose.evals.llm_standin import Options, running
 
     with running(Options(**opts)) as st:
         model = openai_model("standin", st.url, "not-needed", ModelBounds(total=1.5, connect=1, read=1),

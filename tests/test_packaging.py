@@ -5,6 +5,7 @@ isolation (no network: the test extra brings setuptools and wheel) and inspects 
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -59,14 +60,44 @@ def test_no_scenario_suite_and_no_tests_in_the_wheel(wheel):
     with zipfile.ZipFile(wheel) as zf:
         names = zf.namelist()
         entry_points = _metadata(zf, "entry_points.txt")
-    assert not [n for n in names if n.startswith("evals/scenarios/")]
-    assert not [n for n in names if n.startswith("tests/") or n.endswith((".yaml", ".json"))
-                and n.startswith("evals/")]
-    assert "agent/entrypoints/cli.py" in names and "evals/cli.py" in names  # the plugin the entry point names
-    assert "agent/cli.py" not in names
-    assert any(n.startswith("guardrails/corpora/") for n in names)  # the product's own data still ships
-    assert "workload-diagnose = agent.entrypoints.cli:main" in entry_points
-    assert re.search(r"\[workload_diagnose\.commands\]\s+evals = evals\.cli:app", entry_points)
+    assert not [n for n in names if "evals/scenarios/" in n]
+    assert not [n for n in names if n.startswith(("tests/", "workload_diagnose/tests/"))
+                or n.endswith((".yaml", ".json")) and "evals/" in n]
+    # one top-level import name: every module lives under workload_diagnose/
+    tops = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith((".dist-info", ".data"))}
+    assert tops == {"workload_diagnose"}, tops
+    assert "workload_diagnose/agent/entrypoints/cli.py" in names and "workload_diagnose/evals/cli.py" in names
+    assert "workload_diagnose/__init__.py" in names
+    assert any(n.startswith("workload_diagnose/guardrails/corpora/") for n in names)  # the product's own data
+    assert "workload-diagnose = workload_diagnose.agent.entrypoints.cli:main" in entry_points
+    assert re.search(r"\[workload_diagnose\.commands\]\s+evals = workload_diagnose\.evals\.cli:app", entry_points)
+
+
+@pytest.mark.slow
+def test_installs_beside_packages_named_agent_tools_and_guardrails(wheel, tmp_path):
+    """A support bot that embeds us often has its own ``agent`` or ``tools`` package, and ``guardrails-ai`` installs
+    ``guardrails``: the wheel and those install into one environment and each imports its own code."""
+    site = tmp_path / "site"
+    p = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--disable-pip-version-check",
+                        "-q", "--target", str(site), str(wheel)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    for name in ("agent", "tools", "guardrails", "evals"):  # someone else's packages of the same names
+        (site / name).mkdir()
+        (site / name / "__init__.py").write_text(f"OWNER = 'not workload-diagnose: {name}'\n")
+    probe = (
+        "import agent, tools, guardrails, evals\n"
+        "assert all(m.OWNER.startswith('not workload-diagnose') for m in (agent, tools, guardrails, evals))\n"
+        "from workload_diagnose import diagnose, chat, DiagnosisResult\n"
+        "import workload_diagnose.guardrails as g\n"
+        "assert g.redact('password=hunter2hunter2') != 'password=hunter2hunter2'\n"
+        "import workload_diagnose.agent.entrypoints.cli\n"
+        f"assert workload_diagnose.__file__.startswith({str(site)!r}), workload_diagnose.__file__\n"
+        "print('ok', diagnose.__module__)\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(site)
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                       env=env)
+    assert p.returncode == 0 and "ok workload_diagnose.agent.api" in p.stdout, p.stderr[-3000:]
 
 
 @pytest.mark.slow
@@ -77,5 +108,5 @@ def test_every_product_module_is_in_the_wheel(wheel):
         names = set(zf.namelist())
     missing = sorted(str(p.relative_to(REPO)) for top in ("agent", "tools", "guardrails") for p in
                      (REPO / top).rglob("*.py") if "__pycache__" not in p.parts
-                     and str(p.relative_to(REPO)) not in names)
+                     and f"workload_diagnose/{p.relative_to(REPO)}" not in names)
     assert not missing, missing

@@ -151,8 +151,8 @@ def test_independent_reads_after_status_run_concurrently():
     """spec, pods, history and metrics are in flight at the same time (the simulator counts overlap)."""
     wd = world(workload(phaseMessage="OOMKilled"), events=[event("OOMKilled", "OOM killed")],
                metrics={"CPU_MEMORY_USAGE_BYTES": []})
-    from agent.api import diagnose
-    from evals.simulator import running_simulator
+    from workload_diagnose.agent.api import diagnose
+    from workload_diagnose.evals.simulator import running_simulator
 
     with running_simulator(wd, delay_ms=100) as sim:
         res = diagnose(runai_url=sim.url, client_id=sim.client_id, client_secret=sim.client_secret,

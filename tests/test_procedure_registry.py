@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.model import phases
-from agent.procedures import REGISTRY, for_request, specs
-from agent.procedures.kit import routing
+from workload_diagnose.agent.model import phases
+from workload_diagnose.agent.procedures import REGISTRY, for_request, specs
+from workload_diagnose.agent.procedures.kit import routing
 
 ROOT = Path(__file__).resolve().parents[1]
 PROCEDURES = ROOT / "agent" / "procedures"
@@ -37,13 +37,13 @@ def _procedure_packages() -> list[str]:
 
 
 def test_every_procedure_package_is_registered_and_declares_one_spec():
-    assert [f"agent.procedures.{n}" for n in _procedure_packages()] == sorted(REGISTRY)
+    assert [f"workload_diagnose.agent.procedures.{n}" for n in _procedure_packages()] == sorted(REGISTRY)
     assert set(specs()) == {s.name for s in specs().values()}
 
 
 @pytest.mark.parametrize("name", _procedure_packages())
 def test_no_procedure_imports_another(name):
-    others = [f"agent.procedures.{o}" for o in _procedure_packages() if o != name]
+    others = [f"workload_diagnose.agent.procedures.{o}" for o in _procedure_packages() if o != name]
     bad = sorted(f"{f.relative_to(ROOT)}: {m}" for f in (PROCEDURES / name).rglob("*.py") for m in _imports(f)
                  if any(m == o or m.startswith(o + ".") for o in others))
     assert not bad, "procedures share through agent.procedures.kit, never by importing each other: " + "; ".join(bad)
@@ -51,7 +51,7 @@ def test_no_procedure_imports_another(name):
 
 def test_the_kit_imports_no_procedure():
     bad = sorted(f"{f.relative_to(ROOT)}: {m}" for f in (PROCEDURES / "kit").rglob("*.py") for m in _imports(f)
-                 if any(m.startswith(f"agent.procedures.{p}") for p in _procedure_packages()))
+                 if any(m.startswith(f"workload_diagnose.agent.procedures.{p}") for p in _procedure_packages()))
     assert not bad, bad
 
 
@@ -65,7 +65,7 @@ def test_each_runai_request_type_names_one_procedure():
 def test_cli_has_one_command_per_declared_procedure_command():
     import typer
 
-    from agent.entrypoints.cli import app
+    from workload_diagnose.agent.entrypoints.cli import app
 
     group = typer.main.get_command(app)
     for s in specs().values():
@@ -77,8 +77,8 @@ def test_cli_has_one_command_per_declared_procedure_command():
 
 
 def test_http_has_one_route_per_declared_procedure_route():
-    from agent.service.app import create_app
-    from agent.service.config import ServiceConfig
+    from workload_diagnose.agent.service.app import create_app
+    from workload_diagnose.agent.service.config import ServiceConfig
 
     doc = create_app(ServiceConfig()).openapi()
     for s in specs().values():
@@ -89,7 +89,7 @@ def test_http_has_one_route_per_declared_procedure_route():
 
 
 def test_mcp_has_one_tool_per_declared_procedure_tool():
-    from agent.service.mcp import build_server
+    from workload_diagnose.agent.service.mcp import build_server
 
     tools = {t.name: t for t in asyncio.run(build_server().list_tools())}
     declared = {s.tool.name: s for s in specs().values() if s.tool is not None}
@@ -104,7 +104,7 @@ def test_mcp_has_one_tool_per_declared_procedure_tool():
 def test_eval_case_kinds_are_the_procedures_with_eval_cases():
     from pydantic import ValidationError
 
-    from evals.scenarios import Scenario, all_scenarios
+    from workload_diagnose.evals.scenarios import Scenario, all_scenarios
 
     sc = all_scenarios(["core"])[0]
     assert sc.procedure == "runai_failed" and sc.command == "failed"
@@ -120,7 +120,7 @@ def test_each_phase_rule_decides_its_true_sample_and_not_its_false_one(rule):
 
 
 def test_a_failed_phase_with_a_failure_signal_goes_on():
-    from agent.model.signals import Kind
+    from workload_diagnose.agent.model.signals import Kind
 
     for phase in phases.FAILED:
         assert routing.decide(phase.capitalize(), {Kind.OOM}, True).rule is None

@@ -1,9 +1,9 @@
 """Recurrence: distinct occurrences inside the lookback; a phase update and an event for one termination count once."""
 from __future__ import annotations
 
-from agent.procedures.kit.evidence import history_items
-from agent.procedures.runai_failed.recurrence import count_recurrence, episodes, split_current
-from tools.runai import History, HistoryRecord, PhaseUpdate, Event
+from workload_diagnose.agent.procedures.kit.evidence import history_items
+from workload_diagnose.agent.procedures.runai_failed.recurrence import count_recurrence, episodes, split_current
+from workload_diagnose.tools.runai import History, HistoryRecord, PhaseUpdate, Event
 
 
 def pu(phase, msg, at):

@@ -6,8 +6,8 @@ import copy
 import json
 from datetime import datetime, timedelta, timezone
 
-from evals.runner import live
-from evals.scenarios import load_scenario
+from workload_diagnose.evals.runner import live
+from workload_diagnose.evals.scenarios import load_scenario
 
 SC = load_scenario("core/crash-exit-code")
 

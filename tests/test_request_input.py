@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from agent.api import InvalidInput, diagnose
-from evals.runner import live
-from evals.scenarios import load_scenario
-from evals.simulator import running_simulator
+from workload_diagnose.agent.api import InvalidInput, diagnose
+from workload_diagnose.evals.runner import live
+from workload_diagnose.evals.scenarios import load_scenario
+from workload_diagnose.evals.simulator import running_simulator
 
 SC = load_scenario("core/crash-exit-code")
 A = SC.args
@@ -37,7 +37,7 @@ def test_bad_input_is_one_line_before_any_read(kwargs, words):
 
 def test_bad_lookback_exits_2_with_one_line_on_stderr():
     env = {k: v for k, v in os.environ.items() if not k.startswith("RUNAI_")}
-    p = subprocess.run([sys.executable, "-m", "agent.entrypoints.cli", "failed", "--cluster-id", A.cluster_id, "--workload-id",
+    p = subprocess.run([sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", "failed", "--cluster-id", A.cluster_id, "--workload-id",
                         A.workload_id, "--lookback", "7x", "--runai-url", "http://127.0.0.1:9", "--no-kube"],
                        capture_output=True, text=True, env=env, timeout=60)
     assert p.returncode == 2

@@ -7,10 +7,10 @@ from urllib.parse import parse_qsl, unquote
 from pathlib import Path
 import pytest
 
-from evals.simulator import running_simulator
+from workload_diagnose.evals.simulator import running_simulator
 from tests.conftest import CL, WID, event, workload, world
-from tools.base import ErrorKind, ToolStatus
-from tools.runai import OOM_METRICS, ApiAuthError, ApiUnavailable, InvalidInput, RunaiClient, RunaiSource
+from workload_diagnose.tools.base import ErrorKind, ToolStatus
+from workload_diagnose.tools.runai import OOM_METRICS, ApiAuthError, ApiUnavailable, InvalidInput, RunaiClient, RunaiSource
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
 
@@ -141,7 +141,7 @@ def test_history_next_that_does_not_advance_is_stopped():
     recs = [{"meta": {"creationTimestamp": "2026-11-20T11:00:00Z", "type": "PhaseUpdate"},
              "spec": {"phaseUpdate": {"phase": "Failed", "phaseMessage": ""}}}]
     # a server whose "next" points back at the same page forever
-    from evals import simulator
+    from workload_diagnose.evals import simulator
 
     orig = simulator.Handler._page
 
@@ -222,8 +222,8 @@ def test_invocation_request_is_exactly_what_the_server_received():
 
 
 def test_one_time_parser_for_the_whole_project():
-    import tools.runai
-    from tools import timeutil
+    import workload_diagnose.tools.runai
+    from workload_diagnose.tools import timeutil
 
     assert tools.runai.parse_time is timeutil.parse_time and tools.runai.iso is timeutil.iso
     assert timeutil.parse_time("2026-11-20T12:00:00Z") == NOW
@@ -239,7 +239,7 @@ def test_one_time_parser_for_the_whole_project():
 def test_a_failed_candidate_probe_is_named_by_its_workload_id():
     """An unreadable Option B candidate is named by the id the node asked for (no path parsing); the read itself
     records that id as its invocation's argument."""
-    from agent.procedures.runai_failed.nodes import _probe_notes
+    from workload_diagnose.agent.procedures.runai_failed.nodes import _probe_notes
 
     other = "00000000-0000-4000-8000-777777777777"
     with running_simulator(world()) as sim:
@@ -290,7 +290,7 @@ def test_events_paging_cut_is_stated():
 
 
 def test_events_cut_is_a_limitation_of_the_report(run_world):
-    from agent.model.limits import Limits
+    from workload_diagnose.agent.model.limits import Limits
 
     evs = _normal_events(1200, datetime(2026, 11, 20, 10, 0, tzinfo=timezone.utc))
     res, _ = run_world(world(events=evs), limits=Limits(max_event_pages=2))
@@ -363,7 +363,7 @@ def _status_in_child(url, cid, secret, q):
 
 _INTERRUPTED_SUBMIT = r"""
 import threading, time
-from tools.runai.rest import pool
+from workload_diagnose.tools.runai.rest import pool
 
 real_start = threading.Thread.start
 def start_then_ctrl_c(self):  # Ctrl-C lands just after the pool's new thread runs, before the pool records it
@@ -397,8 +397,8 @@ def test_a_cookie_the_api_sets_is_never_sent_back_and_writes_stay_refused():
     and the read-only check still refuses a write before it reaches the network."""
     import httpx
 
-    from tools.base import WriteRefused
-    from tools.transport import make_client
+    from workload_diagnose.tools.base import WriteRefused
+    from workload_diagnose.tools.transport import make_client
 
     seen: list[httpx.Request] = []
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from evals.runner import live, replay
-from evals.scenarios import all_scenarios
+from workload_diagnose.evals.runner import live, replay
+from workload_diagnose.evals.scenarios import all_scenarios
 
 SCENARIOS = [s for s in all_scenarios() if not s.tier2]
 ALL = all_scenarios()  # Tier-2 cassettes hold the Kubernetes exchanges too: they replay with no server at all
@@ -61,7 +61,7 @@ def test_no_credential_in_any_cassette():
     """No bearer token, client certificate, private key or simulator secret in any stored cassette."""
     import re
 
-    from evals.scenarios import ROOT
+    from workload_diagnose.evals.scenarios import ROOT
 
     bad = re.compile(r"(?i)bearer\s+[a-z0-9._~+/-]{8,}|-----BEGIN [A-Z ]*(CERTIFICATE|PRIVATE KEY)|sim-secret-[0-9a-f]|"
                      r"^\s*authorization:|\"accessToken\": \"(?!\[REDACTED)|\"access_token\": \"(?!\[REDACTED)|"

@@ -12,8 +12,8 @@ import pytest
 from openapi_core import OpenAPI
 from openapi_core.testing import MockRequest, MockResponse
 
-from evals.scenarios import all_scenarios
-from evals.simulator import World, _kind_of, running_simulator
+from workload_diagnose.evals.scenarios import all_scenarios
+from workload_diagnose.evals.simulator import World, _kind_of, running_simulator
 
 # The skill names three phases the public enum lacks (Crashed, Succeeded, Suspended); the reference says to
 # accept them, so the validator's copy of the enum is extended by exactly those and nothing else.

@@ -7,9 +7,9 @@ import threading
 import httpx
 import pytest
 
-from tools.base import WriteRefused
-from tools.runai import RunaiClient
-from tools.transport import classify_request, make_client
+from workload_diagnose.tools.base import WriteRefused
+from workload_diagnose.tools.runai import RunaiClient
+from workload_diagnose.tools.transport import classify_request, make_client
 
 
 class ByteCounter:
@@ -87,7 +87,7 @@ def test_the_runai_client_cannot_be_made_to_write(counter):
 
 
 def test_transport_itself_refuses_when_send_is_bypassed(counter):
-    from tools.transport import ReadOnlyTransport
+    from workload_diagnose.tools.transport import ReadOnlyTransport
 
     t = ReadOnlyTransport()
     with pytest.raises(WriteRefused):

@@ -23,8 +23,8 @@ from typing import Any
 import httpcore
 import httpx
 
-from tools.base import WriteRefused
-from tools.deadline import Deadline
+from workload_diagnose.tools.base import WriteRefused
+from workload_diagnose.tools.deadline import Deadline
 
 READ_METHODS = frozenset({"GET", "HEAD"})
 TOKEN_PATHS = frozenset({"/api/v1/token", "/api/v2/token"})

@@ -18,8 +18,8 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from agent.chat import nodes as n
-from agent.chat.state import ChatContext, ChatInput, ChatOutput, ChatState
+from workload_diagnose.agent.chat import nodes as n
+from workload_diagnose.agent.chat.state import ChatContext, ChatInput, ChatOutput, ChatState
 
 BRANCHES = ("ask", "diagnose", "previous", "answer", "route_out", "act")
 

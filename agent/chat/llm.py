@@ -21,9 +21,9 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agent.chat.parse import Parsed
-from agent.llm_bounds import Budget, Bounded, ModelFailed, call, openai_model
-from tools.runai import InvalidInput, check_id, check_name
+from workload_diagnose.agent.chat.parse import Parsed
+from workload_diagnose.agent.llm_bounds import Budget, Bounded, ModelFailed, call, openai_model
+from workload_diagnose.tools.runai import InvalidInput, check_id, check_name
 
 FIELDS = ("cluster_id", "cluster_name", "workload_id", "workload_name", "project")
 _JSON = re.compile(r"\{.*\}", re.DOTALL)
@@ -84,7 +84,7 @@ def _in_words(value: str, message: str) -> bool:
 
 def extract(model: Bounded, message: str, budget: Budget, usage: Usage) -> tuple[dict[str, str], list[str]]:
     """(kept values, reasons values were discarded). One model call."""
-    import guardrails
+    from workload_diagnose import guardrails
     from langchain_core.messages import HumanMessage, SystemMessage
 
     marker = guardrails.new_marker()
@@ -141,7 +141,7 @@ def fill(p: Parsed, kept: dict[str, str], cluster_listed: Callable[[str], bool])
 
 def cluster_listed(runai: Any, cluster_id: str) -> bool:
     """Whether the Run:ai API lists ``cluster_id`` as a cluster (an unreadable list confirms nothing)."""
-    from tools.runai.clusters import list_clusters
+    from workload_diagnose.tools.runai.clusters import list_clusters
 
     res = list_clusters(runai)
     return bool(res.ok and any(c.uuid == cluster_id.lower() for c in res.data or []))
@@ -150,10 +150,10 @@ def cluster_listed(runai: Any, cluster_id: str) -> bool:
 def phrase(model: Bounded, text: str, diagnosis: dict | None, budget: Budget,
            usage: Usage) -> tuple[str, list[str]]:
     """(the text to show, reasons the model's wording was rejected). One model call."""
-    import guardrails
+    from workload_diagnose import guardrails
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    from agent.taxonomy import NAMES, UNKNOWN
+    from workload_diagnose.agent.taxonomy import NAMES, UNKNOWN
 
     category = (diagnosis or {}).get("category") if (diagnosis or {}).get("outcome") == "diagnosed" else None
     marker = guardrails.new_marker()
@@ -191,7 +191,7 @@ def from_settings(model: str | None, base_url: str | None = None) -> Bounded | N
         import langchain_openai  # noqa: F401
     except ImportError:
         raise InvalidInput("--llm needs the llm extra: pip install 'workload-diagnose[llm]'") from None
-    from agent.llm_bounds import ModelBounds
+    from workload_diagnose.agent.llm_bounds import ModelBounds
 
     base = base_url or os.environ.get("WD_LLM_BASE_URL")
     key = os.environ.get("WD_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or "not-needed"

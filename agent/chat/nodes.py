@@ -7,11 +7,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agent.chat import reply as say
-from agent.chat.parse import Parsed, understand as parse
-from agent.chat.slots import merge, missing
-from agent.chat.state import MAX_TRANSCRIPT, ChatContext, ChatState
-from tools.runai import InvalidInput
+from workload_diagnose.agent.chat import reply as say
+from workload_diagnose.agent.chat.parse import Parsed, understand as parse
+from workload_diagnose.agent.chat.slots import merge, missing
+from workload_diagnose.agent.chat.state import MAX_TRANSCRIPT, ChatContext, ChatState
+from workload_diagnose.tools.runai import InvalidInput
 
 TURN_RESET = {"reply": "", "needs_input": False, "missing": [], "diagnosis": None, "notes": [], "cluster_match": None}
 
@@ -22,7 +22,7 @@ def understand(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     p = parse(msg)
     notes = [say.INJECTION_NOTE] if state.get("flagged") else []
     if ctx.llm is not None and msg.strip():
-        from agent.chat import llm
+        from workload_diagnose.agent.chat import llm
 
         with ctx.model_time():
             kept, _dropped = llm.extract(ctx.llm, msg, ctx.budget, ctx.usage)
@@ -40,7 +40,7 @@ def resolve_cluster(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
         return {}
     ctx = runtime.context
     _need_url(ctx)
-    from tools.runai.clusters import resolve_cluster_name
+    from workload_diagnose.tools.runai.clusters import resolve_cluster_name
 
     ctx.step("list_clusters")
     match = resolve_cluster_name(ctx.runai, name)
@@ -101,8 +101,8 @@ def diagnose(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
 
 def previous(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     """"and the run before that?": the previous terminal match of the same name and project on the cluster."""
-    from agent.model import phases
-    from tools.runai import parse_time
+    from workload_diagnose.agent.model import phases
+    from workload_diagnose.tools.runai import parse_time
 
     ctx, last = runtime.context, state.get("last") or {}
     w = last.get("workload") or {}
@@ -177,7 +177,7 @@ def finish(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     ctx = runtime.context
     text = "\n".join([*state.get("notes", []), state.get("reply") or ""]).strip()
     if ctx.llm is not None and text:
-        from agent.chat import llm
+        from workload_diagnose.agent.chat import llm
 
         with ctx.model_time():
             text, _rejected = llm.phrase(ctx.llm, text, state.get("diagnosis") or state.get("last"), ctx.budget,
@@ -190,8 +190,8 @@ def finish(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
 
 # ------------------------------------------------------------------------------------------------ helpers
 def _run(state: ChatState, runtime: Runtime[ChatContext], **which: Any) -> dict:
-    from agent.api import run_graph
-    from agent.model.request import build_request
+    from workload_diagnose.agent.api import run_graph
+    from workload_diagnose.agent.model.request import build_request
 
     ctx, s = runtime.context, state.get("slots") or {}
     try:
@@ -224,7 +224,7 @@ def _cluster_listed(ctx: ChatContext, cluster_id: str) -> bool:
     """A cluster id only the model labelled is used only when the Run:ai API lists it (its role, verified)."""
     if not ctx.runai_ready:
         return False
-    from agent.chat.llm import cluster_listed
+    from workload_diagnose.agent.chat.llm import cluster_listed
 
     ctx.step("list_clusters")
     return cluster_listed(ctx.runai, cluster_id)

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent.chat import rules as R
+from workload_diagnose.agent.chat import rules as R
 
 MAX_CHARS = 4000  # a message is bounded before any rule runs (people paste whole logs)
 
@@ -89,7 +89,7 @@ def _why_not(text: str) -> str | None:
     if not found:
         return None
     words = found[0].strip()
-    from agent.taxonomy import NAMES
+    from workload_diagnose.agent.taxonomy import NAMES
 
     up = words.upper().replace(" ", "_")
     for name in NAMES:

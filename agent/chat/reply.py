@@ -84,7 +84,7 @@ def recommend(d: dict) -> str:
 
 
 def why_not(d: dict, category: str) -> str:
-    from agent.taxonomy import BY_NAME
+    from workload_diagnose.agent.taxonomy import BY_NAME
 
     got = d.get("category")
     if d.get("outcome") != "diagnosed":

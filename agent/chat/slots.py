@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.chat.parse import Parsed
+from workload_diagnose.agent.chat.parse import Parsed
 
 IDENTIFYING = ("cluster_id", "cluster_name", "workload_id", "workload_name", "project")
 MISSING_NAMES = ("cluster_id", "workload", "project")  # the only names ``missing`` may hold (the contract)

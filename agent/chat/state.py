@@ -4,15 +4,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, TypedDict
 
-from agent.chat.llm import Usage
-from agent.llm_bounds import Budget, ModelBounds, bounded
-from agent.model.limits import Limits
+from workload_diagnose.agent.chat.llm import Usage
+from workload_diagnose.agent.llm_bounds import Budget, ModelBounds, bounded
+from workload_diagnose.agent.model.limits import Limits
 
 MAX_TRANSCRIPT = 40  # turns kept in the thread (redacted text only)
 
 
 class ChatInput(TypedDict):
-    message: str  # already redacted (agent.api.chat)
+    message: str  # already redacted (agent.chat.api.chat)
     flagged: int  # instruction-like findings in the message
 
 

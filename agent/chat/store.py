@@ -5,7 +5,7 @@
 * ``WD_CHAT_POSTGRES_DSN``: PostgreSQL (``langgraph-checkpoint-postgres``) when several replicas serve one
   conversation.
 
-Only redacted text is ever written (``agent.api.chat`` redacts a message before the graph sees it). A SQLite
+Only redacted text is ever written (``agent.chat.api.chat`` redacts a message before the graph sees it). A SQLite
 store is its owner's alone: the file is created 0600 (SQLite gives its ``-wal``/``-shm`` files the database
 file's mode) and a directory this creates 0700, whatever the umask.
 """
@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from tools.runai import InvalidInput
+from workload_diagnose.tools.runai import InvalidInput
 
 STATE_FILE = "chat.sqlite"
 
@@ -94,7 +94,7 @@ def _postgres(dsn: str) -> Iterator[Any]:
     try:
         conn = psycopg.connect(dsn, autocommit=True, prepare_threshold=0, row_factory=dict_row, connect_timeout=10)
     except psycopg.Error as e:
-        import guardrails
+        from workload_diagnose import guardrails
 
         first = str(e).splitlines()[0] if str(e) else ""
         raise InvalidInput(f"cannot connect to the PostgreSQL chat store: {type(e).__name__}: "

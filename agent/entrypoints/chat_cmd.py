@@ -1,6 +1,6 @@
 """``workload-diagnose chat`` (an interactive conversation) and ``workload-diagnose ask "QUESTION"`` (one turn for
 scripts and bots; ``--json`` prints ``{thread_id, reply, needs_input, missing, diagnosis, usage}``). Both call
-``agent.api.chat``; the conversation lives in the chat store (``agent/chat/store.py``) keyed by ``--thread``."""
+``agent.chat.api.chat``; the conversation lives in the chat store (``agent/chat/store.py``) keyed by ``--thread``."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import typer
 
-from agent.entrypoints.terminal import allow_kube_exec, allow_kube_exec_option
+from workload_diagnose.agent.entrypoints.terminal import allow_kube_exec, allow_kube_exec_option
 
 THREAD = typer.Option(None, "--thread", help="Continue this conversation (default: a new thread).")
 RUNAI_URL = typer.Option(None, "--runai-url", help="Run:ai control plane URL (default: RUNAI_BASE_URL).")
@@ -27,12 +27,12 @@ EXIT_INTERRUPTED = 130
 
 def _setup(kubeconfig: str | None, no_kube: bool, llm: str | None, llm_url: str | None,
            allow_exec: bool = False) -> Any:
-    from agent.entrypoints.cli import _usage, handled
+    from workload_diagnose.agent.entrypoints.errors import handled, usage
 
     if kubeconfig and no_kube:
-        _usage("--kubeconfig and --no-kube cannot be used together")
+        usage("--kubeconfig and --no-kube cannot be used together")
     allow_kube_exec(allow_exec)
-    from agent.chat.llm import from_settings
+    from workload_diagnose.agent.chat.llm import from_settings
 
     return handled(lambda: from_settings(llm, llm_url))
 
@@ -51,9 +51,9 @@ def ask(
     allow_exec: bool = ALLOW_KUBE_EXEC,
 ) -> None:
     """Ask one question; continue the conversation with the same --thread (read-only)."""
-    from agent.api import chat
-    from agent.entrypoints.cli import handled
-    from agent.entrypoints.terminal import print_report
+    from workload_diagnose.agent.chat.api import chat
+    from workload_diagnose.agent.entrypoints.errors import handled
+    from workload_diagnose.agent.entrypoints.terminal import print_report
 
     model = _setup(kubeconfig, no_kube, llm, llm_url, allow_exec)
     thread_id = thread or _new_thread()
@@ -91,11 +91,11 @@ def _chat_loop(thread: str | None, runai_url: str | None, kubeconfig: str | None
     from rich.console import Console
     from rich.markup import escape
 
-    from agent.api import chat as chat_turn
-    from agent.chat.store import open_checkpointer
-    from agent.entrypoints import errors
-    from agent.entrypoints.cli import handled
-    from agent.entrypoints.terminal import print_report
+    from workload_diagnose.agent.chat.api import chat as chat_turn
+    from workload_diagnose.agent.chat.store import open_checkpointer
+    from workload_diagnose.agent.entrypoints import errors
+    from workload_diagnose.agent.entrypoints.errors import handled
+    from workload_diagnose.agent.entrypoints.terminal import print_report
 
     model = _setup(kubeconfig, no_kube, llm, llm_url)
     thread_id = thread or _new_thread()
@@ -144,7 +144,7 @@ def _history() -> None:
         import atexit
         import readline
 
-        from agent.chat.store import state_dir
+        from workload_diagnose.agent.chat.store import state_dir
     except ImportError:
         return
     path = state_dir() / "chat_history"

@@ -16,26 +16,13 @@ from typing import Any, Callable, Optional
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from agent.entrypoints.errors import EXIT_HELP, fail
-from agent.entrypoints.terminal import allow_kube_exec as allow_kube_exec_flag
-from agent.entrypoints.terminal import allow_kube_exec_option, verbose_option
-from tools.runai import registry as tier1_registry
+from workload_diagnose.agent.entrypoints.errors import EXIT_HELP, fail, handled, usage
+from workload_diagnose.agent.entrypoints.terminal import allow_kube_exec as allow_kube_exec_flag
+from workload_diagnose.agent.entrypoints.terminal import allow_kube_exec_option, verbose_option
+from workload_diagnose.tools.runai import registry as tier1_registry
 
 PLUGIN_GROUP = "workload_diagnose.commands"
 EXTRA_HINT = "pip install 'workload-diagnose[evals]' (in a source checkout: pip install -e '.[evals]')"
-
-
-def handled(fn: Callable[[], Any], *more: tuple[type[BaseException], int]) -> Any:
-    """Run ``fn``; a mapped failure (``errors.FAILURES``, plus ``more`` (exception, exit code) pairs) becomes its
-    one-line error and exit code."""
-    from agent.entrypoints import errors
-
-    extra = tuple(exc for exc, _ in more)
-    try:
-        return fn()
-    except errors.HANDLED + extra as e:
-        code = next((c for exc, c in more if isinstance(e, exc)), None)
-        fail(str(e), code if code is not None else errors.exit_code(e))
 
 
 class _Plugins:
@@ -96,7 +83,7 @@ class _Group(_FlagsAsFlags, TyperGroup):
     """The product's commands first, then the plugins' (never shadowing a product command)."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
-        from agent.entrypoints.terminal import honour_no_color
+        from workload_diagnose.agent.entrypoints.terminal import honour_no_color
 
         honour_no_color()
         return super().main(*args, **kwargs)
@@ -195,14 +182,14 @@ def runai_command(spec: Any) -> Callable[..., None]:
     ) -> None:
         check_intent(intent)
         if kubeconfig and no_kube:
-            _usage("--kubeconfig and --no-kube cannot be used together")
+            usage("--kubeconfig and --no-kube cannot be used together")
         allow_kube_exec_flag(allow_kube_exec)
-        from agent.api import run_procedure
-        from agent.entrypoints.errors import result_exit_code
-        from agent.entrypoints.settings import Settings
-        from agent.entrypoints.terminal import Progress, print_report, request_printer
-        from agent.procedures.spec import load
-        from tools.transport import plain_http_warning
+        from workload_diagnose.agent.api import run_procedure
+        from workload_diagnose.agent.entrypoints.errors import result_exit_code
+        from workload_diagnose.agent.model.settings import Settings
+        from workload_diagnose.agent.entrypoints.terminal import Progress, print_report, request_printer
+        from workload_diagnose.agent.procedures.spec import load
+        from workload_diagnose.tools.transport import plain_http_warning
 
         if insecure := plain_http_warning(runai_url or Settings.from_env().runai_base_url or ""):
             typer.echo(f"workload-diagnose: warning: {insecure}", err=True)
@@ -233,7 +220,7 @@ def runai_command(spec: Any) -> Callable[..., None]:
 
 def check_intent(intent: str) -> None:
     if intent not in INTENTS:
-        _usage(f"--intent must be 'terminal' or 'active', not {intent!r}")
+        usage(f"--intent must be 'terminal' or 'active', not {intent!r}")
 
 
 def _exit_now(msg: str, code: int) -> None:
@@ -248,16 +235,10 @@ def _exit_now(msg: str, code: int) -> None:
     os._exit(code)
 
 
-def _usage(msg: str) -> None:
-    from agent.entrypoints.errors import EXIT_USAGE
-
-    fail(msg, EXIT_USAGE)
-
-
 def _procedure_commands() -> None:
     """One command per registered procedure that declares one, in registry order, before the other commands."""
-    from agent.procedures import specs
-    from agent.procedures.spec import load
+    from workload_diagnose.agent.procedures import specs
+    from workload_diagnose.agent.procedures.spec import load
 
     for spec in specs().values():
         if spec.command is None:
@@ -269,22 +250,22 @@ def _procedure_commands() -> None:
 
 
 _procedure_commands()
-from agent.entrypoints.triage_cmd import triage  # noqa: E402  (fleet triage, issue 15)
+from workload_diagnose.agent.entrypoints.triage_cmd import triage  # noqa: E402  (fleet triage, issue 15)
 
 app.command("triage", cls=Command)(triage)
-from agent.entrypoints.chat_cmd import ask, chat  # noqa: E402  (the chat assistant, issue 12)
+from workload_diagnose.agent.entrypoints.chat_cmd import ask, chat  # noqa: E402  (the chat assistant, issue 12)
 
 app.command("chat", cls=Command)(chat)
 app.command("ask", cls=Command)(ask)
-from agent.entrypoints.serve_cmd import serve  # noqa: E402  (the HTTP service, issue 13)
+from workload_diagnose.agent.entrypoints.serve_cmd import serve  # noqa: E402  (the HTTP service, issue 13)
 
 app.command("serve", cls=Command)(serve)
-from agent.entrypoints.mcp_cmd import mcp  # noqa: E402  (the MCP server, issue 13)
+from workload_diagnose.agent.entrypoints.mcp_cmd import mcp  # noqa: E402  (the MCP server, issue 13)
 
 app.command("mcp", cls=Command)(mcp)
 
 
-def main() -> None:  # console-script entry point (also `python -m agent.entrypoints.cli`: same name, same
+def main() -> None:  # console-script entry point (also `python -m workload_diagnose.agent.entrypoints.cli`: same name, same
     app(prog_name="workload-diagnose")  # completion variable _WORKLOAD_DIAGNOSE_COMPLETE)
 
 

@@ -18,8 +18,8 @@ from typing import Optional
 
 import typer
 
-from agent.entrypoints.errors import EXIT_AUTH, EXIT_UNREACHABLE, EXIT_USAGE, fail
-from agent.entrypoints.terminal import allow_kube_exec, allow_kube_exec_option, styled, verbose_option
+from workload_diagnose.agent.entrypoints.errors import EXIT_AUTH, EXIT_UNREACHABLE, EXIT_USAGE, fail
+from workload_diagnose.agent.entrypoints.terminal import allow_kube_exec, allow_kube_exec_option, styled, verbose_option
 
 _DNS = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -77,9 +77,9 @@ def lifecycle(
     if max_iterations is not None and max_iterations < 1:
         _err(f"--max-iterations must be at least 1, not {max_iterations}", EXIT_USAGE)
 
-    from agent.procedures.lifecycle.api import LifecycleAuthError, LifecycleRequest, LifecycleUnavailable, refresh
-    from tools.kube import KubeError
-    from tools.kube.lifecycle import LifecycleReader
+    from workload_diagnose.agent.procedures.lifecycle.api import LifecycleAuthError, LifecycleRequest, LifecycleUnavailable, refresh
+    from workload_diagnose.tools.kube import KubeError
+    from workload_diagnose.tools.kube.lifecycle import LifecycleReader
 
     allow_kube_exec(allow_exec)
     try:
@@ -88,7 +88,7 @@ def lifecycle(
         _err(e.message, EXIT_USAGE)
     metrics = None
     if run_profile:
-        from tools.kube.metrics import DcgmProfileReader
+        from workload_diagnose.tools.kube.metrics import DcgmProfileReader
 
         metrics = DcgmProfileReader.for_reader(reader)
     iterations = 0
@@ -120,7 +120,7 @@ def lifecycle(
 
 
 def _print_requests(calls) -> None:
-    from agent.entrypoints.terminal import request_line
+    from workload_diagnose.agent.entrypoints.terminal import request_line
 
     for c in calls:
         typer.echo(request_line(c.request, c.status, c.ms), err=True)

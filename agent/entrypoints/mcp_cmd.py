@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from agent.entrypoints.errors import EXIT_USAGE, fail
+from workload_diagnose.agent.entrypoints.errors import EXIT_USAGE, fail
 
 
 def mcp(
@@ -23,8 +23,8 @@ def mcp(
         fail(f"--transport must be stdio or streamable-http, not {transport!r}", EXIT_USAGE)
     if not 0 < port < 65536:
         fail(f"--port must be between 1 and 65535, not {port}", EXIT_USAGE)
-    from agent.service.config import ConfigError, ServiceConfig
-    from agent.service.mcp import build_server
+    from workload_diagnose.agent.service.config import ConfigError, ServiceConfig
+    from workload_diagnose.agent.service.mcp import build_server
 
     try:
         server = build_server(ServiceConfig.from_env())

@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from agent.entrypoints.errors import EXIT_USAGE, fail
+from workload_diagnose.agent.entrypoints.errors import EXIT_USAGE, fail
 
 
 def is_loopback(host: str) -> bool:
@@ -38,7 +38,7 @@ def serve(
     import dataclasses
     import os
 
-    from agent.service.config import ConfigError, ServiceConfig, parse_hosts
+    from workload_diagnose.agent.service.config import ConfigError, ServiceConfig, parse_hosts
 
     if not 0 < port < 65536:
         fail(f"--port must be between 1 and 65535, not {port}", EXIT_USAGE)
@@ -59,20 +59,20 @@ def serve(
         typer.echo(f"workload-diagnose serve: no auth configured: listening on {host} (loopback) only", err=True)
     else:
         typer.echo(f"workload-diagnose serve: auth {config.auth}, listening on {host}:{port}", err=True)
-    from agent.service.upstream import unconfigured
+    from workload_diagnose.agent.service.upstream import unconfigured
 
     if (why := unconfigured(config)) is not None:
         typer.echo(f"workload-diagnose serve: {why}: /readyz answers 503", err=True)
 
     import uvicorn
 
-    from agent.service.connections import limits_for, server_config
+    from workload_diagnose.agent.service.connections import limits_for, server_config
 
     limits = limits_for(config)  # header and keep-alive timeouts, connections per worker (open files raised)
     common = dict(host=host, port=port, log_level="warning", access_log=False, server_header=False,
                   timeout_graceful_shutdown=10)
     if workers == 1:
-        from agent.service.app import create_app
+        from workload_diagnose.agent.service.app import create_app
 
         from uvicorn.config import STARTUP_FAILURE
 
@@ -82,10 +82,10 @@ def serve(
         except KeyboardInterrupt:  # re-raised by uvicorn once it has shut down (as uvicorn.run)
             pass
         sys.exit(0 if server.started else STARTUP_FAILURE)
-    from agent.service import workers as procs
+    from workload_diagnose.agent.service import workers as procs
 
     if not procs.available():  # no per-worker sockets here: uvicorn's workers, sharing one socket
-        from agent.service.connections import GuardedH11  # its limits from the environment, in each worker
+        from workload_diagnose.agent.service.connections import GuardedH11  # its limits from the environment, in each worker
 
         uvicorn.run(procs.APP, factory=True, workers=workers, http=GuardedH11, timeout_keep_alive=limits.keepalive_s,
                     backlog=limits.backlog, **common)

@@ -32,7 +32,7 @@ def allow_kube_exec_option() -> Any:
 def allow_kube_exec(flag: bool) -> None:
     """The flag is the variable: set it for this process, which the kubeconfig loader reads."""
     if flag:
-        from tools.kube.plugins import ALLOW_EXEC_ENV
+        from workload_diagnose.tools.kube.plugins import ALLOW_EXEC_ENV
 
         os.environ[ALLOW_EXEC_ENV] = "1"
 
@@ -139,7 +139,7 @@ class _Elapsed:
 
 def request_line(request: str, status: int | None, ms: float | None, attempts: int = 1) -> str:
     """``-v``: one read as ``METHOD /path?query STATUS in N ms``, redacted once more before it is printed."""
-    import guardrails
+    from workload_diagnose import guardrails
 
     took = f" in {ms:.0f} ms" if ms is not None else ""
     tries = f" ({attempts} attempts)" if (attempts or 1) > 1 else ""

@@ -15,7 +15,7 @@ from typing import Optional
 
 import typer
 
-from agent.entrypoints.errors import EXIT_USAGE, fail
+from workload_diagnose.agent.entrypoints.errors import EXIT_USAGE, fail
 
 
 def triage(
@@ -38,13 +38,13 @@ def triage(
     html: Optional[str] = typer.Option(None, "--html", help="Write a self-contained HTML page to FILE."),
 ) -> None:
     """Triage every failed workload of a cluster (or a project / department) since a point in time."""
-    from agent.entrypoints.cli import handled
+    from workload_diagnose.agent.entrypoints.errors import handled
 
     if as_json and html:
         fail("--json and --html cannot be used together", EXIT_USAGE)
     if kubeconfig and no_kube:
         fail("--kubeconfig and --no-kube cannot be used together", EXIT_USAGE)
-    from agent.triage import triage as run_triage
+    from workload_diagnose.agent.triage import triage as run_triage
 
     _calm_gc()
     bar = _Bar() if not as_json and sys.stderr.isatty() else None
@@ -60,7 +60,7 @@ def triage(
     if html:
         from pathlib import Path
 
-        from agent.triage.html import render_html
+        from workload_diagnose.agent.triage.html import render_html
 
         try:
             Path(html).write_text(render_html(result), encoding="utf-8")
@@ -70,7 +70,7 @@ def triage(
     elif as_json:
         typer.echo(json.dumps(result.model_dump(mode="json"), indent=2, sort_keys=False))
     else:
-        from agent.triage.report import render
+        from workload_diagnose.agent.triage.report import render
 
         sys.stdout.write(render(result))
 

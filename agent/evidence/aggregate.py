@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from agent.model.result import EvidenceLine
+from workload_diagnose.agent.model.result import EvidenceLine
 
 _TS = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
 REPEAT_MIN = 4  # up to three similar lines stay as they are (each cites its own time)

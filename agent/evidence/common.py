@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.evidence.rules import from_system, kinds_for_object, kinds_from_reason_message
-from agent.model.signals import Signal
-from agent.model.time import iso
-from tools.timeutil import as_utc
+from workload_diagnose.agent.evidence.rules import from_system, kinds_for_object, kinds_from_reason_message
+from workload_diagnose.agent.model.signals import Signal
+from workload_diagnose.agent.model.time import iso
+from workload_diagnose.tools.timeutil import as_utc
 
 
 def quote(text: str | None, limit: int = 480) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent.evidence.common import event_signals, make_signals, quote, ts
-from agent.evidence.rules import exit_code_kinds, kinds_from_reason_message, signal_name
-from agent.model.signals import Kind, Signal
+from workload_diagnose.agent.evidence.common import event_signals, make_signals, quote, ts
+from workload_diagnose.agent.evidence.rules import exit_code_kinds, kinds_from_reason_message, signal_name
+from workload_diagnose.agent.model.signals import Kind, Signal
 
 def kube_pod_signals(pod: Any, source: str, names: list[str]) -> list[Signal]:
     """Signals from ``tools.kube.PodFacts`` (container states, exit codes, pod reason)."""

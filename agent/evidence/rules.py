@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from agent.model.signals import Kind
-from agent.taxonomy.record import SignalRule
-from agent.taxonomy.registry import EXCLUSIVE_RULES, EXIT_CODE_RULES, MESSAGE_RULES, OBJECT_KINDS
-from agent.taxonomy.vocabulary import SIGKILL, SIGTERM, exit_code_from, signal_name
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.taxonomy.record import SignalRule
+from workload_diagnose.agent.taxonomy.registry import EXCLUSIVE_RULES, EXIT_CODE_RULES, MESSAGE_RULES, OBJECT_KINDS
+from workload_diagnose.agent.taxonomy.vocabulary import SIGKILL, SIGTERM, exit_code_from, signal_name
 
 __all__ = ["exit_code_kinds", "from_system", "kinds_for_object", "kinds_from_reason_message", "scrub",
            "signal_name"]

@@ -11,7 +11,7 @@ from typing import Annotated, TypeVar
 
 from pydantic import BaseModel
 
-from tools.base import ToolResult
+from workload_diagnose.tools.base import ToolResult
 
 
 class Limitation(BaseModel):

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent.model.lines import EvidenceLine, ToolCall
+from workload_diagnose.agent.model.lines import EvidenceLine, ToolCall
 
 PhaseStatus = Literal["pending", "active", "done", "warning", "skipped"]
 Owner = Literal["researcher", "platform", "queue-owner", "node-pool-owner"]

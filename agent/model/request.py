@@ -8,8 +8,8 @@ import re
 
 from pydantic import BaseModel, Field, field_validator
 
-from agent.model.time import lookback_words, parse_lookback, parse_now
-from tools.runai import InvalidInput, check_id, check_name
+from workload_diagnose.agent.model.time import lookback_words, parse_lookback, parse_now
+from workload_diagnose.tools.runai import InvalidInput, check_id, check_name
 
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 

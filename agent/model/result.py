@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, model_serializer
 
-from agent.model.lifecycle import PodLayers
-from agent.model.lines import EvidenceLine, ToolCall
+from workload_diagnose.agent.model.lifecycle import PodLayers
+from workload_diagnose.agent.model.lines import EvidenceLine, ToolCall
 
 __all__ = ["WorkloadRef", "EvidenceLine", "RecurrenceOut", "ToolCall", "Explanation", "DiagnosisResult"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 
-from tools.timeutil import iso, parse_time
+from workload_diagnose.tools.timeutil import iso, parse_time
 
 __all__ = ["iso", "parse_time", "parse_now", "parse_lookback", "lookback_words", "LOOKBACK_RX", "timestamp_problem"]
 

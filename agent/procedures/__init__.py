@@ -11,11 +11,11 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from agent.procedures.spec import ProcedureSpec, load
+from workload_diagnose.agent.procedures.spec import ProcedureSpec, load
 
 REGISTRY: tuple[str, ...] = (
-    "agent.procedures.runai_failed",  # Run:ai: why did my workload fail?
-    "agent.procedures.lifecycle",  # Kueue/KubeRay: the first incomplete lifecycle layer
+    "workload_diagnose.agent.procedures.runai_failed",  # Run:ai: why did my workload fail?
+    "workload_diagnose.agent.procedures.lifecycle",  # Kueue/KubeRay: the first incomplete lifecycle layer
 )
 
 

@@ -16,16 +16,16 @@ import httpx
 from fastapi import FastAPI, HTTPException, Request, Security
 from fastapi.security import HTTPBearer
 
-from agent.service import errors
-from agent.service.auth import Principal, authenticate
-from agent.service.config import ServiceConfig
-from agent.service.connections import quiet_descriptor_exhaustion
-from agent.service.hosts import TrustedHosts
-from agent.service.limits import MAX_BODY_BYTES, BodySizeLimit
-from agent.service.metrics import Metrics
-from agent.service.routes import ROUTERS
-from agent.service.runner import Runner
-from agent.service.upstream import Upstream
+from workload_diagnose.agent.service import errors
+from workload_diagnose.agent.service.auth import Principal, authenticate
+from workload_diagnose.agent.service.config import ServiceConfig
+from workload_diagnose.agent.service.connections import quiet_descriptor_exhaustion
+from workload_diagnose.agent.service.hosts import TrustedHosts
+from workload_diagnose.agent.service.limits import MAX_BODY_BYTES, BodySizeLimit
+from workload_diagnose.agent.service.metrics import Metrics
+from workload_diagnose.agent.service.routes import ROUTERS
+from workload_diagnose.agent.service.runner import Runner
+from workload_diagnose.agent.service.upstream import Upstream
 
 TITLE = "workload-diagnose"
 CHAT_STORE_UNAVAILABLE = "the chat store is unavailable (the reason is in the service's log)"
@@ -49,8 +49,8 @@ class Service:
         reason (a path, an errno text, a database host) goes to the log, never to the caller."""
         with self._chat_lock:
             if self._chat is None:
-                from agent.chat.store import open_checkpointer
-                from tools.runai import InvalidInput
+                from workload_diagnose.agent.chat.store import open_checkpointer
+                from workload_diagnose.tools.runai import InvalidInput
 
                 stack = ExitStack()
                 try:

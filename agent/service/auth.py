@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from agent.model.request import DiagnosisRequest
-from agent.service.config import ApiToken, ServiceConfig
-from tools.base import ToolResult, ToolStatus
-from tools.runai import ApiAuthError, RunaiClient
+from workload_diagnose.agent.model.request import DiagnosisRequest
+from workload_diagnose.agent.service.config import ApiToken, ServiceConfig
+from workload_diagnose.tools.base import ToolResult, ToolStatus
+from workload_diagnose.tools.runai import ApiAuthError, RunaiClient
 
 DENIED = "this API token may not read that workload"  # "may not read": 403 in agent.entrypoints.errors
 
@@ -117,7 +117,7 @@ class ScopedSource:
     def list_clusters(self) -> ToolResult:
         """The clusters the inner source lists, only those the token may see (the chat resolves a cluster NAME
         among them: a name outside the scope is unknown to this caller)."""
-        from tools.runai.clusters import list_clusters
+        from workload_diagnose.tools.runai.clusters import list_clusters
 
         r = list_clusters(self._inner)
         if r.ok and isinstance(r.data, list):

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Mapping
 
-from tools.runai import registry
+from workload_diagnose.tools.runai import registry
 
 AuthMode = Literal["tokens", "passthrough", "none"]
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")

@@ -65,7 +65,7 @@ def limits_for(config: Any) -> ConnectionLimits:
 @functools.cache
 def _env_limits() -> ConnectionLimits:
     """The limits from the environment: a worker that uvicorn started with this protocol but no limits."""
-    from agent.service.config import ServiceConfig
+    from workload_diagnose.agent.service.config import ServiceConfig
 
     return limits_for(ServiceConfig.from_env())
 

@@ -11,11 +11,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-import guardrails
-from agent.entrypoints.errors import HANDLED, http_status
-from agent.service.auth import ScopeDenied, Unauthenticated
-from agent.service.limits import RETRY_AFTER_S
-from agent.service.runner import Busy
+from workload_diagnose import guardrails
+from workload_diagnose.agent.model.errors import HANDLED, http_status
+from workload_diagnose.agent.service.auth import ScopeDenied, Unauthenticated
+from workload_diagnose.agent.service.limits import RETRY_AFTER_S
+from workload_diagnose.agent.service.runner import Busy
 
 log = logging.getLogger("workload_diagnose.service")
 

@@ -22,16 +22,16 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
-from agent.entrypoints.errors import HANDLED
-from agent.procedures import specs
-from agent.procedures.spec import ProcedureSpec, load
-from agent.model.request import build_request
-from agent.service.auth import Principal
-from agent.service.config import ServiceConfig
-from agent.service.errors import one_line
-from agent.service.metrics import Metrics
-from agent.service.runner import Busy, Runner
-from agent.service.upstream import Upstream
+from workload_diagnose.agent.model.errors import HANDLED
+from workload_diagnose.agent.procedures import specs
+from workload_diagnose.agent.procedures.spec import ProcedureSpec, load
+from workload_diagnose.agent.model.request import build_request
+from workload_diagnose.agent.service.auth import Principal
+from workload_diagnose.agent.service.config import ServiceConfig
+from workload_diagnose.agent.service.errors import one_line
+from workload_diagnose.agent.service.metrics import Metrics
+from workload_diagnose.agent.service.runner import Busy, Runner
+from workload_diagnose.agent.service.upstream import Upstream
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=True)
@@ -103,7 +103,7 @@ def _runai_tool(spec: ProcedureSpec, state: dict[str, Runner]) -> Any:
 
 def _kube_tool(spec: ProcedureSpec) -> Any:
     """The tool of a procedure with its own (synchronous, typed) implementation, run in a worker thread."""
-    from tools.kube import KubeError
+    from workload_diagnose.tools.kube import KubeError
 
     impl = load(spec.tool.impl)  # type: ignore[union-attr]
 

@@ -10,8 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from agent.model.request import DiagnosisRequest, build_request, names_workload
-from tools.runai import ids
+from workload_diagnose.agent.model.request import DiagnosisRequest, build_request, names_workload
+from workload_diagnose.tools.runai import ids
 
 ID_PATTERN = ids._SAFE_ID.pattern  # documented in the OpenAPI schema; enforced by build_request
 NAME_PATTERN = ids._SAFE_NAME.pattern

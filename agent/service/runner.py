@@ -8,19 +8,19 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
-from agent.api import run_graph
-from agent.entrypoints.errors import HANDLED, http_status
-from agent.model.limits import Limits
-from agent.model.request import DiagnosisRequest
-from agent.model.result import DiagnosisResult, ToolCall
-from agent.service.auth import Principal, ScopeDenied
-from agent.service.config import ServiceConfig
-from agent.service.limits import ConcurrencyLimiter
-from agent.service.metrics import Metrics
-from agent.service.upstream import Upstream
-from tools.base import ErrorKind
-from tools.deadline import Deadline
-from tools.runai import ApiAuthError, ApiUnavailable
+from workload_diagnose.agent.api import run_graph
+from workload_diagnose.agent.model.errors import HANDLED, http_status
+from workload_diagnose.agent.model.limits import Limits
+from workload_diagnose.agent.model.request import DiagnosisRequest
+from workload_diagnose.agent.model.result import DiagnosisResult, ToolCall
+from workload_diagnose.agent.service.auth import Principal, ScopeDenied
+from workload_diagnose.agent.service.config import ServiceConfig
+from workload_diagnose.agent.service.limits import ConcurrencyLimiter
+from workload_diagnose.agent.service.metrics import Metrics
+from workload_diagnose.agent.service.upstream import Upstream
+from workload_diagnose.tools.base import ErrorKind
+from workload_diagnose.tools.deadline import Deadline
+from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable
 
 SKILL_READS = frozenset({"list_workloads", "get_workload_status", "get_workload_spec", "get_workload_pods",
                          "get_workload_history", "get_workload_metrics"})

@@ -13,9 +13,9 @@ from typing import Any, AsyncIterator
 from fastapi import Request
 from fastapi.responses import StreamingResponse
 
-from agent.model.result import ToolCall
-from agent.service.errors import one_line, status_and_detail
-from agent.service.runner import Admitted
+from workload_diagnose.agent.model.result import ToolCall
+from workload_diagnose.agent.service.errors import one_line, status_and_detail
+from workload_diagnose.agent.service.runner import Admitted
 
 MEDIA_TYPE = "text/event-stream"
 

@@ -1,13 +1,13 @@
 """The compiled graphs for ``langgraph dev`` / LangGraph Studio: one module attribute per registered procedure,
 named as the registry names it. ``langgraph.json`` points at them; it is generated from the registry
-(``python -m agent.service.studio`` rewrites it) and a test checks it lists exactly the registry. Studio draws the
+(``python -m workload_diagnose.agent.service.studio`` rewrites it) and a test checks it lists exactly the registry. Studio draws the
 graphs; a run needs the procedure's context (its read-only sources), which only the product's entry points build."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from agent.procedures import graph, specs
+from workload_diagnose.agent.procedures import graph, specs
 
 globals().update({name: graph(name) for name in specs()})
 

@@ -15,11 +15,11 @@ from typing import Any
 
 import httpx
 
-from agent.service.config import ServiceConfig
-from tools.deadline import Deadline
-from tools.runai import ApiAuthError, ApiUnavailable, RunaiSource
-from tools.runai.registry import NOT_CONFIGURED, SourceSettings, open_source, spec
-from tools.transport import make_client
+from workload_diagnose.agent.service.config import ServiceConfig
+from workload_diagnose.tools.deadline import Deadline
+from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable, RunaiSource
+from workload_diagnose.tools.runai.registry import NOT_CONFIGURED, SourceSettings, open_source, spec
+from workload_diagnose.tools.transport import make_client
 
 IN_CLUSTER_SA = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 KUBE_OFF = "Tier 2 is off for this service (WD_KUBE=off)"
@@ -141,7 +141,7 @@ def make_service_kube(config: ServiceConfig) -> tuple[Any, str | None]:
     """Tier 2 for the service: ``KUBECONFIG``, else the pod's own service account (in the cluster), else none."""
     if config.kube == "off":
         return None, KUBE_OFF
-    from agent.entrypoints.settings import Settings, make_kube
+    from workload_diagnose.agent.model.settings import Settings, make_kube
 
     if config.kubeconfig or not (IN_CLUSTER_SA / "token").is_file():
         return make_kube(config.kubeconfig, True, Settings(kubeconfig=config.kubeconfig))
@@ -149,7 +149,7 @@ def make_service_kube(config: ServiceConfig) -> tuple[Any, str | None]:
         from kubernetes import client
         from kubernetes.config import incluster_config
 
-        from tools.kube import KubeReader
+        from workload_diagnose.tools.kube import KubeReader
 
         cfg = client.Configuration()
         incluster_config.InClusterConfigLoader(token_filename=str(IN_CLUSTER_SA / "token"),

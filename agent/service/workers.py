@@ -23,10 +23,10 @@ from typing import Any
 
 from uvicorn.config import STARTUP_FAILURE  # a worker's exit status when it could not start serving
 
-from agent.service.connections import ConnectionLimits, server_config
-from agent.service.metrics import SHARED_DIR_ENV
+from workload_diagnose.agent.service.connections import ConnectionLimits, server_config
+from workload_diagnose.agent.service.metrics import SHARED_DIR_ENV
 
-APP = "agent.service.app:from_env"
+APP = "workload_diagnose.agent.service.app:from_env"
 RESTART_BACKOFF_S = 1.0
 STOP_GRACE_S = 15.0
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
-from agent.model.signals import Kind, Signal
+from workload_diagnose.agent.model.signals import Kind, Signal
 
 def as_pair(s) -> tuple[str | None, str | None]:
     """A sample is (reason, message) as a system component wrote it; a bare string is a message without a reason."""

@@ -6,10 +6,10 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from agent.model.signals import Kind
-import agent.taxonomy.categories as _categories_pkg
-import agent.taxonomy.signals as _signals_pkg
-from agent.taxonomy.record import Category, ChatWords, SignalRule, SignalSet
+from workload_diagnose.agent.model.signals import Kind
+import workload_diagnose.agent.taxonomy.categories as _categories_pkg
+import workload_diagnose.agent.taxonomy.signals as _signals_pkg
+from workload_diagnose.agent.taxonomy.record import Category, ChatWords, SignalRule, SignalSet
 
 
 def _load(pkg, attr: str) -> list:

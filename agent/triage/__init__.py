@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import httpx
 
-from agent.triage.report import TriageResult
+from workload_diagnose.agent.triage.report import TriageResult
 
 __all__ = ["triage", "TriageResult"]
 
@@ -37,14 +37,14 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
     where the CPU of the diagnoses, not the API, is the limit; one otherwise (a worker costs ~120 MB and a second to
     start). ``tier1``: the Run:ai source, one that reads the ``fleet`` capability (an InvalidInput line
     otherwise)."""
-    from agent.entrypoints.settings import Settings, make_kube
-    from agent.sources import check_tier1, open_runai, source_settings
-    from agent.triage.listing import build_triage_request, list_candidates
-    from agent.triage.report import assemble
-    from agent.triage.run import Item, SharedKube, diagnose_all
-    from tools.runai import InvalidInput
-    from tools.runai.registry import require
-    from tools.runai.source import FLEET
+    from workload_diagnose.agent.model.settings import Settings, make_kube
+    from workload_diagnose.agent.sources import check_tier1, open_runai, source_settings
+    from workload_diagnose.agent.triage.listing import build_triage_request, list_candidates
+    from workload_diagnose.agent.triage.report import assemble
+    from workload_diagnose.agent.triage.run import Item, SharedKube, diagnose_all
+    from workload_diagnose.tools.runai import InvalidInput
+    from workload_diagnose.tools.runai.registry import require
+    from workload_diagnose.tools.runai.source import FLEET
 
     req = build_triage_request(cluster_id=cluster_id, project=project, department=department, since=since,
                                lookback=lookback, now=now)
@@ -74,7 +74,7 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
             processes = min(2, os.cpu_count() or 1) if len(items) >= AUTO_PROCESSES_FROM else 1
         workers: dict[int, dict] = {}
         if processes > 1 and kube_reader is None and transport is None and len(items) > 1:
-            from agent.triage.procs import diagnose_in_processes
+            from workload_diagnose.agent.triage.procs import diagnose_in_processes
 
             def here(chunk: list, per_process: int) -> None:  # this process is one of the N: N - 1 are spawned
                 diagnose_all(client, req, chunk, kube=shared, kube_unavailable=why, concurrency=per_process,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from html import escape
 
-from agent.triage.report import TriageResult
+from workload_diagnose.agent.triage.report import TriageResult
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 _COLORS = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f")

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from agent.model.findings import Call
-from agent.model.request import build_request
-from agent.model import phases
-from agent.model.time import iso, parse_lookback
-from agent.procedures.kit.reads import fatal_if_unreachable
-from tools.runai import InvalidInput, Workload, check_name
+from workload_diagnose.agent.model.findings import Call
+from workload_diagnose.agent.model.request import build_request
+from workload_diagnose.agent.model import phases
+from workload_diagnose.agent.model.time import iso, parse_lookback
+from workload_diagnose.agent.procedures.kit.reads import fatal_if_unreachable
+from workload_diagnose.tools.runai import InvalidInput, Workload, check_name
 
 
 
@@ -84,7 +84,7 @@ def list_candidates(client, req: TriageRequest) -> Listing:
 
 
 def _unlisted(phase: str, r) -> Exception:
-    from tools.runai import ApiUnavailable
+    from workload_diagnose.tools.runai import ApiUnavailable
 
     return ApiUnavailable(f"the {phase} workloads could not be listed: "
                           f"{r.error.message if r.error else 'unknown error'}")

@@ -12,10 +12,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from agent.procedures.kit.evidence import S_PODS, S_SPEC, S_STATUS
-from agent.taxonomy import CATEGORIES
-from agent.taxonomy.record import TriageGroup
-from agent.triage.run import Item
+from workload_diagnose.agent.procedures.kit.evidence import S_PODS, S_SPEC, S_STATUS
+from workload_diagnose.agent.taxonomy import CATEGORIES
+from workload_diagnose.agent.taxonomy.record import TriageGroup
+from workload_diagnose.agent.triage.run import Item
 
 MIN_WORKLOADS = 2
 EVIDENCE_PER_PATTERN = 3

@@ -16,17 +16,17 @@ import os
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from typing import Any, Callable
 
-from agent.triage.listing import TriageRequest
-from agent.triage.run import Item
+from workload_diagnose.agent.triage.listing import TriageRequest
+from workload_diagnose.agent.triage.run import Item
 
 _STATE: dict[str, Any] = {}
 
 
 def _init(tier1: str, settings: Any, handoff: dict, kubeconfig: str | None, use_kube: bool,
           concurrency: int) -> None:
-    from agent.entrypoints.settings import make_kube
-    from agent.sources import open_runai
-    from agent.triage.run import SharedKube
+    from workload_diagnose.agent.model.settings import make_kube
+    from workload_diagnose.agent.sources import open_runai
+    from workload_diagnose.agent.triage.run import SharedKube
 
     client = open_runai(tier1, settings)
     client.adopt(handoff)
@@ -36,8 +36,8 @@ def _init(tier1: str, settings: Any, handoff: dict, kubeconfig: str | None, use_
 
 
 def _chunk(req: TriageRequest, rows: list[tuple[dict, bool]]) -> tuple[list[tuple], dict]:
-    from agent.triage.run import diagnose_all
-    from tools.runai import Workload
+    from workload_diagnose.agent.triage.run import diagnose_all
+    from workload_diagnose.tools.runai import Workload
 
     s = _STATE
     items = [Item(Workload.model_validate(w), active) for w, active in rows]

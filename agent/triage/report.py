@@ -10,7 +10,7 @@ from collections import Counter
 
 from pydantic import BaseModel, Field
 
-from agent.model.result import DiagnosisResult, RecurrenceOut, ToolCall, WorkloadRef
+from workload_diagnose.agent.model.result import DiagnosisResult, RecurrenceOut, ToolCall, WorkloadRef
 
 
 class WorkloadVerdict(BaseModel):
@@ -83,9 +83,9 @@ def render(t: TriageResult) -> str:
 def assemble(req, listing, items: list, *, kube_unavailable: str | None) -> TriageResult:
     """The triage result from the listing and the diagnosed items (``run.Item``): the failing workloads newest
     first, their tallies, patterns and actions, what was left out or could not be read, and every request made."""
-    from agent.model.time import lookback_words, parse_time
-    from agent.triage.listing import window_of
-    from agent.triage.patterns import patterns
+    from workload_diagnose.agent.model.time import lookback_words, parse_time
+    from workload_diagnose.agent.triage.listing import window_of
+    from workload_diagnose.agent.triage.patterns import patterns
 
     def newest_first(it) -> tuple:
         t = parse_time(it.workload.phaseUpdatedAt)

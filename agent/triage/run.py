@@ -15,14 +15,14 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from agent.api import run_graph
-from agent.model.limits import Limits
-from agent.model.request import build_request
-from agent.model.result import DiagnosisResult
-from agent.model.time import iso
-from agent.triage.listing import TriageRequest
-from tools.runai import ApiUnavailable, InvalidInput, Workload
-from tools.runai.fleet import WorkloadReads
+from workload_diagnose.agent.api import run_graph
+from workload_diagnose.agent.model.limits import Limits
+from workload_diagnose.agent.model.request import build_request
+from workload_diagnose.agent.model.result import DiagnosisResult
+from workload_diagnose.agent.model.time import iso
+from workload_diagnose.agent.triage.listing import TriageRequest
+from workload_diagnose.tools.runai import ApiUnavailable, InvalidInput, Workload
+from workload_diagnose.tools.runai.fleet import WorkloadReads
 
 
 # many diagnoses at once: each reads its steps one after the other (Limits.concurrent_reads)

@@ -34,6 +34,7 @@ from typing import Any
 import re2
 
 from ..clean import REDACTION_CLEAN
+from .counter import CounterBase
 from .handlers import B64, RESCAN, Block, block_end, handle
 from .heuristics import MIN_LEN
 from .encoded import B64_CHARS, B64_MARK, secret_run
@@ -79,18 +80,18 @@ def full_matchers(b64: bool = True) -> tuple[Matcher, Matcher, Matcher]:
     return (Matcher(MAIN_RULES, known), Matcher([], known), Matcher(TAIL_RULES, known))
 
 
-class Counter:
+class Counter(CounterBase):
     """Markers inserted so far, and the matchers of this call (lite: without the gated formats; b64: with
     the base64 fragments)."""
 
-    __slots__ = ("n", "full", "known", "tail")
+    __slots__ = ()
 
     def __init__(self, lite: bool = False, b64: bool = True) -> None:
-        self.n = 0
         if lite:
-            self.full, self.known, self.tail = (_FULL_LITE, _KNOWN_LITE, _TAIL_LITE) if b64 else _PLAIN_LITE
+            full, known, tail = (_FULL_LITE, _KNOWN_LITE, _TAIL_LITE) if b64 else _PLAIN_LITE
         else:
-            self.full, self.known, self.tail = full_matchers() if b64 else full_matchers(False)
+            full, known, tail = full_matchers() if b64 else full_matchers(False)
+        super().__init__(full, known, tail, sub)
 
 
 _MEMO_MAX = 4096

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from ..names import STRONG, WEAK, classify_name
-from . import engine
 from .heuristics import (
     MIN_LEN,
     check_known,
@@ -32,7 +31,7 @@ from .re2util import MARKER_PREFIX, marker
 from .rules import NAME_MAX, SCHEME_MAX
 
 if TYPE_CHECKING:
-    from .engine import Counter
+    from .counter import CounterBase as Counter
     from .matcher import CompiledRule
 
 
@@ -60,7 +59,7 @@ def _replace_value(m: _M, vgroup: str, kind: str, counter: Counter, long_head: b
     q1, inner, q2 = split_quotes(full[vs:ve])
     k = known_kind(inner) or kind
     counter.n += 1
-    head = engine.sub(counter.known, full[:vs], 1, counter) if long_head else full[:vs]
+    head = counter.sub(counter.known, full[:vs], 1, counter) if long_head else full[:vs]
     return head + q1 + marker(k) + q2 + full[ve:]
 
 
@@ -89,15 +88,15 @@ def _fallback(m: _M, vgroup: str, depth: int, counter: Counter) -> str:
     level deep, so the total work stays linear)."""
     full = m.full
     if depth > 0:
-        return engine.sub(counter.known, full, 1, counter)
+        return counter.sub(counter.known, full, 1, counter)
     vs = m.span(vgroup)[0]
     head, tail = full[:vs], full[vs:]
     # a known token is ≥ 16 characters; a short pure word cannot hold any candidate
     if len(head) >= 16:
-        head = engine.sub(counter.known, head, 1, counter)
+        head = counter.sub(counter.known, head, 1, counter)
     t = tail.strip(" \t\"'")
     if len(t) >= MIN_LEN and not (t.isalpha() and len(t) < 16):
-        tail = engine.sub(counter.full, tail, 1, counter)
+        tail = counter.sub(counter.full, tail, 1, counter)
     return head + tail
 
 
@@ -176,7 +175,7 @@ def handle(rule: CompiledRule, cand: str, depth: int, counter: Counter) -> str:
         return rule.marker
     sp = rule.spans(cand)
     if sp is None:  # cannot happen (the set said the rule matches the span); stay safe
-        return engine.sub(counter.known, cand, 1, counter)
+        return counter.sub(counter.known, cand, 1, counter)
     m = _M(cand, sp, rule.gidx)
     name = rule.name
     full = cand

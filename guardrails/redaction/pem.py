@@ -14,7 +14,7 @@ from .re2util import UNANCHORED, marker
 from .rules import PEM, PEM_BODY, PEM_END
 
 if TYPE_CHECKING:
-    from .engine import Counter
+    from .counter import CounterBase as Counter
 
 _PEM_BEGIN = re2.compile(PEM.pattern)
 _PEM_END = re2.compile(PEM_END)

@@ -7,14 +7,14 @@ import pytest
 
 
 class Conversation:
-    """One thread against a running simulator, through agent.api.chat (real HTTP, real graphs, SQLite)."""
+    """One thread against a running simulator, through agent.chat.api.chat (real HTTP, real graphs, SQLite)."""
 
     def __init__(self, sim, saver, now: str, **kw):
         self.sim, self.saver, self.now, self.kw = sim, saver, now, kw
         self.thread = str(uuid.uuid4())
 
     def say(self, text: str, thread: str | None = None):
-        from agent.api import chat
+        from workload_diagnose.agent.chat.api import chat
 
         before = len(self.sim.requests)
         r = chat(thread or self.thread, text, checkpointer=self.saver, now=self.now, runai_url=self.sim.url,
@@ -26,7 +26,7 @@ class Conversation:
 
 @pytest.fixture
 def saver(tmp_path):
-    from agent.chat.store import open_checkpointer
+    from workload_diagnose.agent.chat.store import open_checkpointer
 
     with open_checkpointer(str(tmp_path / "chat.sqlite")) as cp:
         yield cp
@@ -35,7 +35,7 @@ def saver(tmp_path):
 @pytest.fixture
 def conversation(saver):
     """``conversation(world, **chat kwargs)`` → a Conversation on a fresh simulator (closed at the end)."""
-    from evals.simulator import running_simulator
+    from workload_diagnose.evals.simulator import running_simulator
     from tests.chat.worlds import NOW
 
     stack = []

@@ -6,10 +6,10 @@ import copy
 
 import pytest
 
-from evals.simulator import running_simulator
+from workload_diagnose.evals.simulator import running_simulator
 from tests.chat.worlds import CL, OTHER_CL, chat_world
-from tools.runai import ApiUnavailable, InvalidInput, RunaiClient
-from tools.runai.clusters import resolve_cluster_name
+from workload_diagnose.tools.runai import ApiUnavailable, InvalidInput, RunaiClient
+from workload_diagnose.tools.runai.clusters import resolve_cluster_name
 
 
 def _client(sim) -> RunaiClient:

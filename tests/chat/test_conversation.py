@@ -1,4 +1,4 @@
-"""Multi-turn conversations through agent.api.chat over real HTTP against the simulator: questions for exactly
+"""Multi-turn conversations through agent.chat.api.chat over real HTTP against the simulator: questions for exactly
 what is missing, corrections, follow-ups answered from the stored result without API calls, the run before,
 out-of-scope routing, vague and named clusters, links / key=value / parentheses, read-only answers."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from agent.chat.reply import READ_ONLY, SCOPE
+from workload_diagnose.agent.chat.reply import READ_ONLY, SCOPE
 from tests.chat.worlds import CL, NEW, NLP, OLD, OTHER_CL, chat_world
 
 
@@ -161,7 +161,8 @@ def test_a_pasted_instruction_is_flagged_and_never_followed(conversation):
 
 
 def test_achat_and_bad_thread_id(conversation):
-    from agent.api import InvalidInput, achat
+    from workload_diagnose.agent.api import InvalidInput
+    from workload_diagnose.agent.chat.api import achat
 
     c = conversation(chat_world())
     r = asyncio.run(achat(c.thread, f"why did workload {NEW} fail on cluster {CL}?", checkpointer=c.saver,

@@ -10,7 +10,7 @@ import re
 from langchain_core.language_models.fake_chat_models import FakeListChatModel, GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from agent.chat.parse import understand
+from workload_diagnose.agent.chat.parse import understand
 from tests.chat.worlds import CL, NEW, chat_world
 
 INVENTED = "deadbeef-0000-4000-8000-00000000beef"

@@ -1,6 +1,6 @@
 """A model in the loop never speaks unchecked (ask/chat with a model): adversarial models, as langchain-core fakes
 and behind the real OpenAI-compatible HTTP stand-in (evals/llm_standin.py, JSON and server-sent events), against
-the simulator through agent.api.chat and the ``ask`` command.
+the simulator through agent.chat.api.chat and the ``ask`` command.
 
 * claimed actions and * images/links to a foreign host: the deterministic reply is shown instead;
 * a model that swaps the roles of two unlabelled UUIDs never makes a workload read happen before the thread has
@@ -17,8 +17,8 @@ import time
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from agent.llm_bounds import ModelBounds, openai_model
-from evals.llm_standin import ATTACKER, CLAIM, Options, fake_model, running
+from workload_diagnose.agent.llm_bounds import ModelBounds, openai_model
+from workload_diagnose.evals.llm_standin import ATTACKER, CLAIM, Options, fake_model, running
 from tests.chat.procs import env_for, run
 from tests.chat.worlds import CL, NEW, NOW, chat_world
 
@@ -35,8 +35,8 @@ def plain():
     """The no-model reply to Q (the deterministic text every rejected answer falls back to)."""
     import tempfile
 
-    from agent.chat.store import open_checkpointer
-    from evals.simulator import running_simulator
+    from workload_diagnose.agent.chat.store import open_checkpointer
+    from workload_diagnose.evals.simulator import running_simulator
     from tests.chat.conftest import Conversation
 
     with tempfile.TemporaryDirectory() as d, open_checkpointer(f"{d}/c.sqlite") as cp, \
@@ -157,7 +157,7 @@ def test_a_late_model_does_not_use_up_the_run_ai_deadline(conversation, plain):
 
 
 def test_a_model_that_never_answers_ends_by_its_own_bound(conversation, plain):
-    from agent.llm_bounds import Bounded
+    from workload_diagnose.agent.llm_bounds import Bounded
 
     t0 = time.monotonic()
     r = conversation(chat_world(), llm=Bounded(fake_model("honest", delay=60), ModelBounds(total=1.0))).say(Q)
@@ -167,7 +167,7 @@ def test_a_model_that_never_answers_ends_by_its_own_bound(conversation, plain):
 
 def test_ask_with_a_dripping_model_ends_and_exits_0(tmp_path, plain):
     """The black-box form: ``ask --json --llm M --llm-url URL`` against a model that drips one byte every 2 s."""
-    from evals.simulator import running_simulator
+    from workload_diagnose.evals.simulator import running_simulator
 
     with running_simulator(chat_world()) as sim, running(Options(drip=2.0)) as st:
         env = env_for(sim, tmp_path, WD_LLM_TIMEOUT="2")
@@ -183,7 +183,7 @@ def test_ask_with_a_dripping_model_ends_and_exits_0(tmp_path, plain):
 
 
 def test_a_bad_model_timeout_is_one_line(tmp_path):
-    from evals.simulator import running_simulator
+    from workload_diagnose.evals.simulator import running_simulator
 
     with running_simulator(chat_world()) as sim:
         p = run(["ask", Q, "--runai-url", sim.url, "--no-kube", "--llm", "m", "--llm-url", "http://127.0.0.1:9/v1"],

@@ -1,6 +1,6 @@
 """At least 60 phrasings (evals/chat/phrasings.json) are understood, and for EVERY bundled Tier-1 scenario a
 question phrased from its world gives the same verdict through the chat as ``failed --json`` does: the real
-graph over real HTTP against the simulator, in-process through agent.api.chat."""
+graph over real HTTP against the simulator, in-process through agent.chat.api.chat."""
 from __future__ import annotations
 
 import copy
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.chat.parse import understand
-from agent.chat.slots import merge
+from workload_diagnose.agent.chat.parse import understand
+from workload_diagnose.agent.chat.slots import merge
 from tests.chat.phrasing import PHRASINGS, ROOT, fill, phrase_for, slots_of
 
 VALUES = {"workload_id": "0b4e7c2a-1f3d-4e5a-8b6c-9d0e1f2a3b4c", "name": "train-42", "project": "ml-team",
@@ -50,7 +50,7 @@ def test_every_phrasing_is_understood(p):
 
 @pytest.fixture(scope="module")
 def saver(tmp_path_factory):
-    from agent.chat.store import open_checkpointer
+    from workload_diagnose.agent.chat.store import open_checkpointer
 
     with open_checkpointer(str(tmp_path_factory.mktemp("chat") / "chat.sqlite")) as cp:
         yield cp
@@ -58,8 +58,9 @@ def saver(tmp_path_factory):
 
 def _one(sc: Path, text: str, saver) -> str | None:
     """None when the chat's verdict is the one ``failed`` gives on the same world, else what differed."""
-    from agent.api import chat, diagnose
-    from evals.simulator import running_simulator
+    from workload_diagnose.agent.api import diagnose
+    from workload_diagnose.agent.chat.api import chat
+    from workload_diagnose.evals.simulator import running_simulator
 
     args = json.loads((sc / "case.json").read_text())["args"]
     world = json.loads((sc / "world.json").read_text())
@@ -90,7 +91,7 @@ def _one(sc: Path, text: str, saver) -> str | None:
 def test_every_tier1_scenario_same_verdict_as_failed(saver):
     from concurrent.futures import ThreadPoolExecutor
 
-    from evals.simulator import World
+    from workload_diagnose.evals.simulator import World
 
     assert len(TIER1) >= 100
     counter: dict = {}

@@ -17,7 +17,7 @@ KEYS = {"thread_id", "reply", "needs_input", "missing", "diagnosis", "usage"}
 
 @pytest.fixture
 def sim():
-    from evals.simulator import running_simulator
+    from workload_diagnose.evals.simulator import running_simulator
 
     with running_simulator(chat_world()) as s:
         yield s
@@ -35,7 +35,7 @@ def _two_turns(sim, env_a: dict, env_b: dict, *store: str) -> dict:
 
 
 def test_thread_continues_across_processes_sqlite_in_xdg_state_dir(sim, tmp_path):
-    from agent.api import diagnose
+    from workload_diagnose.agent.api import diagnose
 
     env = env_for(sim, tmp_path / "state")
     second = _two_turns(sim, env, env)
@@ -62,7 +62,7 @@ def test_thread_continues_across_processes_postgres(sim, tmp_path, postgres_dsn)
                                        "cluster {cluster_id}"),
 ])
 def test_ask_subprocess_gives_the_failed_json_object(tmp_path, scenario, question):
-    from evals.simulator import running_simulator
+    from workload_diagnose.evals.simulator import running_simulator
 
     sc = ROOT / "evals" / "scenarios" / scenario
     args = json.loads((sc / "case.json").read_text())["args"]

@@ -1,7 +1,7 @@
 """Every understanding rule of the chat matches its own true samples and none of its false ones."""
 import pytest
 
-from agent.chat.rules import all_rules
+from workload_diagnose.agent.chat.rules import all_rules
 
 RULES = all_rules()
 

@@ -6,8 +6,8 @@ import stat
 
 import pytest
 
-from agent.chat.store import open_checkpointer, state_dir, store_target
-from tools.runai import InvalidInput
+from workload_diagnose.agent.chat.store import open_checkpointer, state_dir, store_target
+from workload_diagnose.tools.runai import InvalidInput
 
 
 def test_default_is_the_xdg_state_directory_else_home(tmp_path):

@@ -12,7 +12,7 @@ pexpect = pytest.importorskip("pexpect")
 
 @pytest.fixture
 def sim():
-    from evals.simulator import running_simulator
+    from workload_diagnose.evals.simulator import running_simulator
 
     with running_simulator(chat_world()) as s:
         yield s
@@ -57,7 +57,7 @@ def test_ctrl_d_exits_cleanly(sim, tmp_path):
 
 
 def test_ctrl_c_while_evidence_is_gathered(tmp_path):
-    from evals.simulator import running_simulator
+    from workload_diagnose.evals.simulator import running_simulator
 
     with running_simulator(chat_world(), delay_ms=1500) as slow:
         child = _spawn(slow, tmp_path)

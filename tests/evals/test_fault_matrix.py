@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from evals import checks
-from evals import faultmatrix as fm
-from evals.runner import live_run
-from evals.scenarios import load_scenario
-from evals.suite import evaluate
+from workload_diagnose.evals import checks
+from workload_diagnose.evals import faultmatrix as fm
+from workload_diagnose.evals.runner import live_run
+from workload_diagnose.evals.scenarios import load_scenario
+from workload_diagnose.evals.suite import evaluate
 
 pytestmark = pytest.mark.serial  # timing-sensitive: ./dev test runs it in its serial pass, not under xdist
 

@@ -3,8 +3,8 @@ adversarial) gives the no-LLM run's verdict, ids and tool calls; the figure can 
 model assign UUID roles is caught), and eval reports it (text row, scoreboard key, HTML KPI)."""
 from __future__ import annotations
 
-from evals import passk
-from evals.llm_standin import PERSONAS
+from workload_diagnose.evals import passk
+from workload_diagnose.evals.llm_standin import PERSONAS
 
 SOME = [0, 4, 7, 18, 24, 30]  # labelled ids, key=value, a bare UUID with a cluster name, Option B …
 
@@ -19,15 +19,15 @@ def test_a_model_that_assigns_uuid_roles_is_caught(monkeypatch):
     def trusting_fill(parsed, kept, cluster_listed):  # the model decides which UUID is which, unchecked
         return parsed.model_copy(update={k: v for k, v in kept.items() if k in ("cluster_id", "workload_id") and v})
 
-    monkeypatch.setattr("agent.chat.llm.fill", trusting_fill)
+    monkeypatch.setattr("workload_diagnose.agent.chat.llm.fill", trusting_fill)
     p = passk.run(k=1, personas=["role_swap"], only=SOME)
     assert not p["ok"] and p["failures"]
     assert all({"ids", "tool_calls"} & set(f["differs"]) or "verdict" in f["differs"] for f in p["failures"])
 
 
 def test_eval_reports_the_figure():
-    from evals.reports import html_report
-    from evals.suite import evaluate, scoreboard_text
+    from workload_diagnose.evals.reports import html_report
+    from workload_diagnose.evals.suite import evaluate, scoreboard_text
 
     board, timings = evaluate(["core/oom-metrics"], jobs=1)
     assert "llm_passk" not in board  # only when asked (eval asks for it on the whole suite)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from evals.reports import html_report, junit_xml, scoreboard_json, write_outputs
-from evals.scenarios import ROOT, all_scenarios
-from evals.suite import DEFAULT_BASELINE, evaluate, regressions, run
+from workload_diagnose.evals.reports import html_report, junit_xml, scoreboard_json, write_outputs
+from workload_diagnose.evals.scenarios import ROOT, all_scenarios
+from workload_diagnose.evals.suite import DEFAULT_BASELINE, evaluate, regressions, run
 
 
 @pytest.fixture(scope="module")
@@ -181,7 +181,7 @@ def test_stored_baseline_matches_the_suite(scored):
 
 
 def test_eval_command_writes_every_output(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "agent.entrypoints.cli", "eval", "core/oom-metrics", "names", "--jobs", "1",
+    r = subprocess.run([sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", "eval", "core/oom-metrics", "names", "--jobs", "1",
                         "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "verdict accuracy" in r.stdout and "baseline" in r.stdout

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from evals.scenarios import all_scenarios
+from workload_diagnose.evals.scenarios import all_scenarios
 
 EVERY = all_scenarios(include_known_defects=True)
 TRIGGERS = re.compile(r"oom|evict|preempt|imagepull|crashloop|notready|idle|mount|backoff|fail", re.I)

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from guardrails.cassette import before_record_request, before_record_response
+from workload_diagnose.guardrails.cassette import before_record_request, before_record_response
 
 vcr = pytest.importorskip("vcr")
 from vcr.request import Request  # noqa: E402

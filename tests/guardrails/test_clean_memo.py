@@ -1,4 +1,4 @@
-"""guardrails.clean: a string proved clean is skipped the next time, and that changes no output.
+"""workload_diagnose.guardrails.clean: a string proved clean is skipped the next time, and that changes no output.
 
 Every filter's result on a body is compared with and without the memo (cold: emptied before each call; warm: the
 same bodies passed twice, so every clean string is remembered), over bodies that mix secrets, injections, hidden
@@ -10,11 +10,11 @@ import json
 
 import pytest
 
-import guardrails
-from guardrails import clean
-from guardrails.corpora.benign import benign_lines
-from guardrails.corpora.injection import injection_corpus
-from guardrails.corpora.secrets import known_format_samples
+from workload_diagnose import guardrails
+from workload_diagnose.guardrails import clean
+from workload_diagnose.guardrails.corpora.benign import benign_lines
+from workload_diagnose.guardrails.corpora.injection import injection_corpus
+from workload_diagnose.guardrails.corpora.secrets import known_format_samples
 
 
 def _bodies() -> list:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from evals.simulator import running_simulator
+from workload_diagnose.evals.simulator import running_simulator
 from tests.conftest import CL, NOW, WID, event, workload, world
 from tests.test_cli import cli
 

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from guardrails import detect_injection, sanitize_text, sanitize_value
+from workload_diagnose.guardrails import detect_injection, sanitize_text, sanitize_value
 
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ3kLm9VtA"  # 40 characters, no known prefix
 PEM_BODY = ["MIIEowIBAAKCAQEAx8f3kQ2mN7pLw4RtY6uZx8f3kQ2mN7pLw4RtY6uAbCdEf0123",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from guardrails import (
+from workload_diagnose.guardrails import (
     InjectionFinding,
     detect_injection,
     new_marker,
@@ -14,8 +14,8 @@ from guardrails import (
     spotlight,
     spotlight_instructions,
 )
-from guardrails.corpora.benign import benign_lines
-from guardrails.corpora.injection import LOCATIONS, injection_cases, injection_corpus
+from workload_diagnose.guardrails.corpora.benign import benign_lines
+from workload_diagnose.guardrails.corpora.injection import LOCATIONS, injection_cases, injection_corpus
 
 
 def tags(s: str) -> str:

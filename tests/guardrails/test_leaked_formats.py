@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from guardrails import redact, redact_value, sanitize_text, sanitize_value
-from guardrails.corpora.secrets import LEAKED_FORMATS, hard_negatives, known_format_samples
+from workload_diagnose.guardrails import redact, redact_value, sanitize_text, sanitize_value
+from workload_diagnose.guardrails.corpora.secrets import LEAKED_FORMATS, hard_negatives, known_format_samples
 
 
 def _leaks(secret: str, out: str) -> bool:

@@ -3,13 +3,13 @@ generous: this checks that nothing backtracks or goes quadratic, not raw speed).
 
 from __future__ import annotations
 
-from agent.taxonomy import NAMES
+from workload_diagnose.agent.taxonomy import NAMES
 
 import time
 
 import pytest
 
-from guardrails import detect_injection, normalise, redact, sanitize_text, validate_llm_output
+from workload_diagnose.guardrails import detect_injection, normalise, redact, sanitize_text, validate_llm_output
 
 pytestmark = pytest.mark.serial  # timing-sensitive: ./dev test runs it in its serial pass, not under xdist
 

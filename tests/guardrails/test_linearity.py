@@ -4,7 +4,7 @@ results of the plain scan.
 Linearity: every family of input built to make a regex engine (or a Python loop) blow up is timed at N and
 4N; t(4N)/t(N) is about 4 when linear and 16 when quadratic, the bound is a generous 8 (CPU time, best of
 three, and a 2 ms floor under t(N) so that sub-millisecond timings cannot fail on noise).  This checks the
-shape of the cost, not raw speed (``python -m evals.bench --only redaction`` measures throughput).
+shape of the cost, not raw speed (``python -m workload_diagnose.evals.bench --only redaction`` measures throughput).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import time
 
 import pytest
 
-from guardrails import redact, redaction, sanitize_text
-from guardrails.redaction import engine, periodic, re2util
-from guardrails import injection as inj
+from workload_diagnose.guardrails import redact, redaction, sanitize_text
+from workload_diagnose.guardrails.redaction import engine, periodic, re2util
+from workload_diagnose.guardrails import injection as inj
 
 pytestmark = pytest.mark.serial  # timing-sensitive: ./dev test runs it in its serial pass, not under xdist
 
@@ -221,7 +221,7 @@ def test_rule_for_matches_one_set_of_all_patterns():
 def test_text_without_gated_literals_is_scanned_without_those_formats():
     # Terraform / Azure formats are left out of the alternation for a text without ".atlasv1." / "Q~"
     # (their counters slow the DFA down on long tokens): same results as the full alternation
-    from guardrails.corpora import benign_lines, generic_samples, known_format_samples
+    from workload_diagnose.guardrails.corpora import benign_lines, generic_samples, known_format_samples
 
     texts = [s.text for s in known_format_samples()] + [s.text for s in generic_samples()] + benign_lines(300)
     texts = [t for t in texts if not any(lit in t for lit in engine.GATED_LITERALS)]
@@ -283,7 +283,7 @@ def test_injection_rule_of_a_match_is_the_alternative_that_matched():
     import re2
 
     named = re2.compile("(?i)" + "|".join(f"(?P<{n}>{p})" for n, p in inj.INJECTION_RULES), inj._big_opts())
-    from guardrails.corpora import injection_corpus
+    from workload_diagnose.guardrails.corpora import injection_corpus
 
     for text, _loc in injection_corpus()[:400]:
         for m in named.finditer(inj.normalise(text)):

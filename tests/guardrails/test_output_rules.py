@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from guardrails import validate_llm_output
-from guardrails.output_rules import CLAIMS, LINKS, OutputRule
+from workload_diagnose.guardrails import validate_llm_output
+from workload_diagnose.guardrails.output_rules import CLAIMS, LINKS, OutputRule
 
 NAMES = ("OOM_KILLED", "NODE_FAILURE", "UNKNOWN")
 EVIDENCE = ["Container trainer terminated: OOMKilled (exit code 137); limit 32Gi",

@@ -10,8 +10,8 @@ import zlib
 
 import pytest
 
-from guardrails import redact, redact_value, redact_with_count
-from guardrails.corpora.secrets import (
+from workload_diagnose.guardrails import redact, redact_value, redact_with_count
+from workload_diagnose.guardrails.corpora.secrets import (
     LABELLED_FORMATS,
     TOKEN_FORMATS,
     generic_samples,
@@ -321,7 +321,7 @@ def test_redact_value_numbers_bools_none_and_lists():
 
 def test_structured_secret_field_starting_with_dashes_is_redacted():
     """A whole JSON value under a secret key is the value even when it looks like a flag (found by a cassette)."""
-    from guardrails import redact_value
+    from workload_diagnose.guardrails import redact_value
 
     out = redact_value({"accessToken": "--XYbabcdefghijklmnop123456", "refreshToken": "--abcdefgh",
                         "env": [{"name": "DB_PASSWORD", "value": "--s3cr3t-value"}]})

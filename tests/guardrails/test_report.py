@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from guardrails.report import main
+from workload_diagnose.guardrails.report import main
 
 
 def test_report_small_run_meets_targets(tmp_path, capsys):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re2
 import pytest
 
-from guardrails import redact, redact_value
-from guardrails.redaction import ALL_RULES, FORMATS, KNOWN_FORMATS, Rule
+from workload_diagnose.guardrails import redact, redact_value
+from workload_diagnose.guardrails.redaction import ALL_RULES, FORMATS, KNOWN_FORMATS, Rule
 
 _IDS = [r.id for r in ALL_RULES]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.taxonomy import NAMES
-from guardrails import ValidationResult, validate_llm_output
+from workload_diagnose.agent.taxonomy import NAMES
+from workload_diagnose.guardrails import ValidationResult, validate_llm_output
 
 EVIDENCE = [
     'Event reason: OOMKilled; message: "Container trainer was OOM killed" (pod train-42-0-0)',

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.hostile import HostileServer
+from workload_diagnose.evals.hostile import HostileServer
 
 ROOT = Path(__file__).resolve().parents[2]
 OOM = ROOT / "evals/scenarios/core/oom-metrics"
@@ -60,7 +60,7 @@ def cli_args(url: str | None, *more: str) -> list[str]:
 def run_cli(args: list[str], env: dict[str, str], limit: float = 60.0) -> CliRun:
     """``workload-diagnose ARGS`` as a real subprocess (the installed console script's module)."""
     t0 = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "agent.entrypoints.cli", *args], env=env, capture_output=True,
+    p = subprocess.run([sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", *args], env=env, capture_output=True,
                        text=True, timeout=limit, cwd=ROOT)
     run = CliRun(p.returncode, p.stdout, p.stderr, time.monotonic() - t0, time.monotonic())
     if p.returncode == 0 and p.stdout.strip().startswith("{"):
@@ -70,7 +70,7 @@ def run_cli(args: list[str], env: dict[str, str], limit: float = 60.0) -> CliRun
 
 def diagnose_at(url: str, sim, **kw):
     """The real diagnosis in-process (real httpx, real sockets) against ``url``, with the simulator's credentials."""
-    from agent.api import diagnose
+    from workload_diagnose.agent.api import diagnose
 
     args = dict(cluster_id=CL, workload_id=WID, now=NOW, use_kube=False, runai_url=url, client_id=sim.client_id,
                 client_secret=sim.client_secret, retry_sleep=lambda s: None)

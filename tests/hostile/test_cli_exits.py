@@ -9,7 +9,7 @@ import sys
 import time
 
 from tests.hostile.conftest import ROOT, cli_args, cli_env, run_cli
-from evals.hostile import endless, hang, hostile, raw
+from workload_diagnose.evals.hostile import endless, hang, hostile, raw
 
 STARTUP = 20.0  # a cold interpreter importing langgraph on a loaded 2-core machine
 SLACK = 3.0  # from the deadline to the process's exit (interpreter teardown on a loaded machine)
@@ -51,7 +51,7 @@ def test_html_instead_of_the_workload_is_one_line_exit_3(oom_world):
 
 def test_ctrl_c_exits_130_within_a_second(oom_world):
     with hostile(oom_world, [("GET", r"/pods$", hang), ("GET", r"/history$", hang)]) as (srv, sim):
-        p = subprocess.Popen([sys.executable, "-m", "agent.entrypoints.cli", *cli_args(srv.url, "--timeout", "60")],
+        p = subprocess.Popen([sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", *cli_args(srv.url, "--timeout", "60")],
                              env=cli_env(sim), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             t_end = time.monotonic() + STARTUP + 10
@@ -80,7 +80,7 @@ def test_bad_settings_are_one_line_exit_2(tmp_path):
         (cli_args("https://runai.example.com", "--ca-file", str(tmp_path / "missing.pem")), {},
          f"--ca-file {tmp_path / 'missing.pem'}: no such file"),
     ]
-    procs = [(subprocess.Popen([sys.executable, "-m", "agent.entrypoints.cli", *args], cwd=ROOT, text=True,
+    procs = [(subprocess.Popen([sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", *args], cwd=ROOT, text=True,
                                env=cli_env(**env, RUNAI_CLIENT_ID="x", RUNAI_CLIENT_SECRET="y"),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE), expected) for args, env, expected in cases]
     for p, expected in procs:  # started together: three cold interpreters cost one start-up, not three

@@ -3,7 +3,7 @@ field named in one line; wrong types in the workload's own fields are left out a
 from __future__ import annotations
 
 from tests.hostile.conftest import WID, cli_args, cli_env, diagnose_at, run_cli
-from evals.hostile import hostile, mutate
+from workload_diagnose.evals.hostile import hostile, mutate
 
 
 def _lims(res) -> str:

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from tests.hostile.conftest import WID, diagnose_at
-from evals.hostile import drip, endless, hang, hostile, mutate, raw, reset_mid_body
+from workload_diagnose.evals.hostile import drip, endless, hang, hostile, mutate, raw, reset_mid_body
 
 WL = f"/api/v1/workloads/{WID}"
 
@@ -32,7 +32,7 @@ def test_announced_huge_body_is_not_read(oom_world):
 
 
 def test_cap_is_configurable(oom_world):
-    from agent.model.limits import Limits
+    from workload_diagnose.agent.model.limits import Limits
 
     with hostile(oom_world, [("GET", r"/pods$", mutate(lambda b: b.update(padding="x" * 100_000)))]) as (srv, sim):
         res = diagnose_at(srv.url, sim, limits=Limits(max_body_bytes=64 * 1024))
@@ -53,7 +53,7 @@ def test_one_byte_at_a_time_ends_at_the_deadline(oom_world, path):
 
 def test_a_read_has_its_own_total_bound(oom_world):
     """A drip ends when the read's own time is up (Limits.read_total_seconds), not only at the diagnosis deadline."""
-    from agent.model.limits import Limits
+    from workload_diagnose.agent.model.limits import Limits
 
     with hostile(oom_world, [("GET", r"/pods$", drip(0.05))]) as (srv, sim):
         t0 = time.monotonic()

@@ -11,11 +11,11 @@ import httpx
 import pytest
 
 from tests.hostile.conftest import diagnose_at
-from evals.hostile import hostile, strip_prefix
-from tools.base import WriteRefused
-from tools.runai import ApiUnavailable, InvalidInput, RunaiClient
-from tools.runai.rest import check_base_url
-from tools.transport import classify_request, plain_http_warning
+from workload_diagnose.evals.hostile import hostile, strip_prefix
+from workload_diagnose.tools.base import WriteRefused
+from workload_diagnose.tools.runai import ApiUnavailable, InvalidInput, RunaiClient
+from workload_diagnose.tools.runai.rest import check_base_url
+from workload_diagnose.tools.transport import classify_request, plain_http_warning
 
 
 @pytest.mark.parametrize("url", ["127.0.0.1:18780", "not a url", "ftp://host", "http://", "https://:443",
@@ -35,7 +35,7 @@ def test_good_urls_are_kept(url, kept):
 
 
 def test_the_env_url_is_named_when_it_is_bad(monkeypatch):
-    from agent.api import diagnose
+    from workload_diagnose.agent.api import diagnose
 
     monkeypatch.setenv("RUNAI_BASE_URL", "runai.example.com")
     with pytest.raises(InvalidInput, match="^RUNAI_BASE_URL 'runai.example.com' is not a usable URL"):
@@ -85,7 +85,7 @@ def test_plain_http_warning():
 def test_the_cli_prints_the_http_warning_once(monkeypatch):
     from typer.testing import CliRunner
 
-    from agent.entrypoints.cli import app
+    from workload_diagnose.agent.entrypoints.cli import app
 
     run = CliRunner().invoke(app, ["failed", "--cluster-id", "3f2c7a1e-8d4b-4c1e-9a57-2b6e0d9c4f11", "--workload-id",
                                    "b737c6a0-026f-553d-b1f4-80fbc22664b8", "--runai-url", "http://runai.example.com",
@@ -153,7 +153,7 @@ def test_the_flag_wins_also_when_it_is_the_wrong_ca(oom_world, tls_server, certs
 
 
 def test_bad_ca_files_are_invalid_input(certs, no_ca_env, tmp_path):
-    from agent.api import diagnose
+    from workload_diagnose.agent.api import diagnose
 
     args = dict(cluster_id="3f2c7a1e-8d4b-4c1e-9a57-2b6e0d9c4f11", workload_id="b737c6a0-026f-553d-b1f4-80fbc22664b8",
                 runai_url="https://127.0.0.1:9", client_id="x", client_secret="y")

@@ -22,14 +22,14 @@ if str(REPO_ROOT) not in sys.path:  # `pytest tests/k8s` without an installed pa
     sys.path.insert(0, str(REPO_ROOT))
 
 from . import builders  # noqa: E402
-from evals.kube_standin import KubeletStandin  # noqa: E402
+from workload_diagnose.evals.kube_standin import KubeletStandin  # noqa: E402
 
-from evals.kubeapi import (  # noqa: E402  (the lifecycle is shared with the benchmark)
+from workload_diagnose.evals.kubeapi import (  # noqa: E402  (the lifecycle is shared with the benchmark)
     KubeApiUnavailable,
     LiveCluster,
     stop_cluster,
 )
-from evals import kubeapi  # noqa: E402
+from workload_diagnose.evals import kubeapi  # noqa: E402
 from tests.services.required import unavailable  # noqa: E402
 
 
@@ -100,7 +100,7 @@ def k8s_env(admin_core, kubelet) -> builders.Env:
 
 @pytest.fixture(scope="session")
 def reader(kube_apiserver):
-    from tools.kube import KubeReader
+    from workload_diagnose.tools.kube import KubeReader
 
     r = KubeReader.from_kubeconfig(kube_apiserver.kubeconfig)
     try:

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tools.kube import (
+from workload_diagnose.tools.kube import (
     DEFAULT_LIMIT_BYTES,
     LOG_CHUNK_BYTES,
     KubeError,
@@ -19,7 +19,7 @@ from tools.kube import (
 )
 
 from . import builders as b
-from evals.kube_standin import wait_done
+from workload_diagnose.evals.kube_standin import wait_done
 
 pytestmark = pytest.mark.k8s
 
@@ -269,7 +269,7 @@ def test_wrong_token_is_unauthorized_and_anonymous_is_forbidden(kube_apiserver):
 
 def test_untrusted_server_certificate_is_unavailable(kube_apiserver, tmp_path):
     other_ca = tmp_path / "other-ca.crt"
-    from evals.kube_standin import make_self_signed_cert
+    from workload_diagnose.evals.kube_standin import make_self_signed_cert
 
     crt, _ = make_self_signed_cert(tmp_path / "pki", cn="someone-else")
     other_ca.write_bytes(crt.read_bytes())
@@ -421,7 +421,7 @@ def ray_crds(kube_apiserver):
     from kubernetes import client, config
     from kubernetes.client.exceptions import ApiException
 
-    from evals.kubeapi import shared_k8s_dir
+    from workload_diagnose.evals.kubeapi import shared_k8s_dir
 
     crd_file = shared_k8s_dir() / "crds" / "ray.io_rayjobs.yaml"
     if not crd_file.is_file():
@@ -454,7 +454,7 @@ def _rayjob(name: str) -> dict:
 
 
 def test_custom_object_read_returns_a_rayjob_created_there(reader, k8s_env, ray_crds):
-    from tools.kube import RAY_JOB
+    from workload_diagnose.tools.kube import RAY_JOB
 
     ns = b.make_namespace(k8s_env.api, b.uniq("ray"))
     ray_crds.create_namespaced_custom_object("ray.io", "v1", ns, "rayjobs", _rayjob("train-7"))

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tools.kube import (
+from workload_diagnose.tools.kube import (
     CONNECT_TIMEOUT_S,
     READ_TIMEOUT_S,
     KubeError,
@@ -185,7 +185,7 @@ def test_check_read_request(method, path, ok):
 
 
 def test_write_refused_is_the_projects_write_refused():
-    from tools.base import WriteRefused
+    from workload_diagnose.tools.base import WriteRefused
 
     assert issubclass(KubeWriteRefused, WriteRefused)
 

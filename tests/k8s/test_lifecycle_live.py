@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from evals.kubeapi import shared_k8s_dir
+from workload_diagnose.evals.kubeapi import shared_k8s_dir
 from tests.lifecycle import recording, world
 from tests.lifecycle.cases import CASES, check
 from tests.lifecycle.proxy import FieldProxy
@@ -41,8 +41,8 @@ def field_proxy(kube_apiserver):
 
 
 def _reader(kube_apiserver, proxy: FieldProxy | None):
-    from tools.kube import kubeconfig_for
-    from tools.kube.lifecycle import LifecycleReader
+    from workload_diagnose.tools.kube import kubeconfig_for
+    from workload_diagnose.tools.kube.lifecycle import LifecycleReader
 
     if proxy is None:
         return LifecycleReader.from_kubeconfig(str(kube_apiserver.kubeconfig))
@@ -51,7 +51,7 @@ def _reader(kube_apiserver, proxy: FieldProxy | None):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_scenario_live(name, lc_admin, kube_apiserver, field_proxy):
-    from agent.procedures.lifecycle.api import LifecycleRequest, refresh
+    from workload_diagnose.agent.procedures.lifecycle.api import LifecycleRequest, refresh
 
     built = world.BUILDERS[name](lc_admin)
     now = recording.now_plus(built.now_offset_s)
@@ -81,8 +81,8 @@ def test_cli_against_the_real_apiserver(lc_admin, kube_apiserver, tmp_path):
     import yaml
     from typer.testing import CliRunner
 
-    from agent.entrypoints.cli import app
-    from tools.kube import kubeconfig_for
+    from workload_diagnose.agent.entrypoints.cli import app
+    from workload_diagnose.tools.kube import kubeconfig_for
 
     built = world.BUILDERS["image-pull-backoff"](lc_admin)
     res = CliRunner().invoke(app, ["lifecycle", built.name, "-n", built.ns, "--kubeconfig",

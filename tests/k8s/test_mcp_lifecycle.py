@@ -12,10 +12,10 @@ def test_lifecycle_status_tool_over_the_real_apiserver(kube_apiserver, admin_cor
     from kubernetes import client
     from mcp.client.client import Client
 
-    from agent.procedures.lifecycle.api import LifecycleRequest, refresh
-    from agent.service.config import ServiceConfig
-    from agent.service.mcp import build_server
-    from tools.kube.lifecycle import LifecycleReader
+    from workload_diagnose.agent.procedures.lifecycle.api import LifecycleRequest, refresh
+    from workload_diagnose.agent.service.config import ServiceConfig
+    from workload_diagnose.agent.service.mcp import build_server
+    from workload_diagnose.tools.kube.lifecycle import LifecycleReader
 
     admin_core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name="mcp-lifecycle")))
     monkeypatch.setenv("KUBECONFIG", str(kube_apiserver.kubeconfig))

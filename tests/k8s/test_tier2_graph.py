@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from evals import kubeworld
-from evals.runner import live, record, replay
-from evals.scenarios import all_scenarios
+from workload_diagnose.evals import kubeworld
+from workload_diagnose.evals.runner import live, record, replay
+from workload_diagnose.evals.scenarios import all_scenarios
 
 pytestmark = pytest.mark.k8s
 TIER2 = [s for s in all_scenarios() if s.tier2]
@@ -38,7 +38,7 @@ def _world(sc) -> dict:
 
 
 def _reader(cluster):
-    from tools.kube import KubeReader
+    from workload_diagnose.tools.kube import KubeReader
 
     return KubeReader.from_kubeconfig(cluster.kubeconfig)
 
@@ -78,7 +78,7 @@ def test_unavailable_tier2_is_a_limitation_and_never_more_specific(applied):
 
 
 def test_wrong_token_is_a_limitation(applied):
-    from tools.kube import KubeReader
+    from workload_diagnose.tools.kube import KubeReader
 
     sc = next(s for s in TIER2 if s.expected.category == "OOM_KILLED")
     bad = KubeReader.from_url(applied.server, token="not-the-token", verify_ssl=False)
@@ -108,7 +108,7 @@ def test_a_50mb_previous_log_is_diagnosed_within_the_bound(applied, kubelet, adm
     """The kubelet ignores limitBytes and would stream 50 MB: the diagnosis reads at most the configured bound."""
     import json
 
-    from evals.kube_standin import wait_done
+    from workload_diagnose.evals.kube_standin import wait_done
 
     sc = next(s for s in TIER2 if s.expected.category == "CRASH_APP_ERROR")
     kube = kubeworld.load(sc.path / "kube.json")
@@ -134,8 +134,8 @@ def test_pending_with_a_pod_start_signal_shows_the_pods_lifecycle_layers(applied
     """Issue 11 item 4: the Run:ai diagnosis of a Pending workload whose pod Tier 2 read walks the pod's layers
     with the lifecycle procedure's rules (optional --json key ``lifecycle``; the CLI text prints it after the
     report); a workload that is not Pending has no walk."""
-    from agent.model import lifecycle as lc
-    from agent.procedures.runai_failed.report import text_report
+    from workload_diagnose.agent.model import lifecycle as lc
+    from workload_diagnose.agent.procedures.runai_failed.report import text_report
 
     sc = next(s for s in TIER2 if s.id.endswith("serve-d1"))
     res, _ = live(sc, world=_world(sc), kube_reader=_reader(applied))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from evals import kubeworld
+from workload_diagnose.evals import kubeworld
 
 pytestmark = pytest.mark.k8s
 BASE = Path(__file__).resolve().parents[2] / "evals" / "scenarios" / "tier2" / "trainer-b"
@@ -73,9 +73,9 @@ def _world(submitted: datetime, *, namespace: str | None, pod_id: str | None) ->
 
 
 def _diagnose(kube_apiserver, world: dict, now: datetime):
-    from agent.api import diagnose
-    from evals.simulator import running_simulator
-    from tools.kube import KubeReader
+    from workload_diagnose.agent.api import diagnose
+    from workload_diagnose.evals.simulator import running_simulator
+    from workload_diagnose.tools.kube import KubeReader
 
     with running_simulator(world) as sim:
         return diagnose(cluster_id=world["workloads"][0]["clusterId"], workload_id=WID,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.triage.report import verdict_of
-from evals.fleet import fleet_world
-from evals.simulator import running_simulator
+from workload_diagnose.agent.triage.report import verdict_of
+from workload_diagnose.evals.fleet import fleet_world
+from workload_diagnose.evals.simulator import running_simulator
 
 from . import builders
 
@@ -29,7 +29,7 @@ def fleet(admin_core, kubelet):
     world = fleet_world(10, nodes=4, bad_nodes=2, seed=1515, templates=NODE_TEMPLATES)
     for i, node in enumerate(world["fleet"]["bad_nodes"]):
         _created(builders.make_node, admin_core, node, kubelet_port=kubelet.port, ready=False if i else "Unknown")
-    from evals.simulator import complete_workload
+    from workload_diagnose.evals.simulator import complete_workload
 
     for w in world["workloads"]:
         ns = complete_workload(w).get("namespace") or f"runai-{w['projectName']}"  # where Tier 2 looks first
@@ -46,9 +46,9 @@ def fleet(admin_core, kubelet):
 
 
 def test_node_descriptions_are_read_once_per_node(fleet, kube_apiserver):
-    from agent.api import diagnose
-    from agent.triage import triage
-    from tools.kube import KubeReader
+    from workload_diagnose.agent.api import diagnose
+    from workload_diagnose.agent.triage import triage
+    from workload_diagnose.tools.kube import KubeReader
 
     world = fleet
     cid, now = world["fleet"]["cluster_id"], world["fleet"]["now"]

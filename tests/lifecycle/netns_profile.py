@@ -20,7 +20,7 @@ def main(run_dir: str) -> int:
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     subprocess.run(["ip", "addr", "add", f"{POD_IP}/32", "dev", "lo"], check=True)
     subprocess.run(["ip", "route", "add", "default", "dev", "lo"], check=True)  # the apiserver wants one
-    from evals import kubeapi
+    from workload_diagnose.evals import kubeapi
     from tests.lifecycle.test_run_profile import metrics_text
 
     hits: list[str] = []
@@ -69,9 +69,9 @@ def main(run_dir: str) -> int:
                 "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}]}})
         ac.close()
 
-        from agent.procedures.lifecycle.api import LifecycleRequest, refresh
-        from tools.kube.lifecycle import LifecycleReader
-        from tools.kube.metrics import DcgmProfileReader
+        from workload_diagnose.agent.procedures.lifecycle.api import LifecycleRequest, refresh
+        from workload_diagnose.tools.kube.lifecycle import LifecycleReader
+        from workload_diagnose.tools.kube.metrics import DcgmProfileReader
 
         r = LifecycleReader.from_kubeconfig(str(cluster.kubeconfig))
         m = DcgmProfileReader.for_reader(r)

@@ -15,7 +15,7 @@ from tests.lifecycle.cases import check
 
 
 def _kubeconfig(tmp_path: Path, server: str, token: str = "replay-token") -> str:
-    from tools.kube import kubeconfig_for
+    from workload_diagnose.tools.kube import kubeconfig_for
 
     p = tmp_path / "kubeconfig"
     p.write_text(yaml.safe_dump(kubeconfig_for(server, token, insecure=server.startswith("https"))))
@@ -23,7 +23,7 @@ def _kubeconfig(tmp_path: Path, server: str, token: str = "replay-token") -> str
 
 
 def _cli(args):
-    from agent.entrypoints.cli import app
+    from workload_diagnose.agent.entrypoints.cli import app
 
     return CliRunner().invoke(app, args)
 
@@ -139,8 +139,8 @@ def test_credentials_refused_exit_4(tmp_path):
 def test_no_write_leaves_the_process(tmp_path):
     """The lifecycle reads go through the guarded client: GETs reach the server; any other method is refused
     before a connection is opened (0 bytes received), at the ApiClient, REST client and pool manager layers."""
-    from tools.kube import KubeWriteRefused
-    from tools.kube.lifecycle import LifecycleReader
+    from workload_diagnose.tools.kube import KubeWriteRefused
+    from workload_diagnose.tools.kube.lifecycle import LifecycleReader
 
     srv = _Listener(status=404)
     try:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from agent.model.lifecycle import first_incomplete
-from agent.procedures.kit import layers as ph
+from workload_diagnose.agent.model.lifecycle import first_incomplete
+from workload_diagnose.agent.procedures.kit import layers as ph
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -106,7 +106,7 @@ def _admitted_wl(api_version: str, spec: dict, topology: dict) -> dict:
 def test_workload_shapes_v1beta1_and_v1beta2_read_alike():
     """Kueue ≤0.13 (v1beta1) and newer (v1beta2) Workloads differ in the topology assignment (domains vs slices)
     and the priority class (priorityClassName/Source vs priorityClassRef): both read to the same evidence."""
-    from agent.procedures.kit.layers.kueue import admission_text, priority_text
+    from workload_diagnose.agent.procedures.kit.layers.kueue import admission_text, priority_text
 
     v1 = _admitted_wl("kueue.x-k8s.io/v1beta1",
                       {"priority": 7, "priorityClassName": "low",

@@ -11,14 +11,14 @@ from tests.lifecycle.cases import CASES, check
 
 
 def _replay_reader():
-    from tools.kube import kubeconfig_for
-    from tools.kube.lifecycle import LifecycleReader
+    from workload_diagnose.tools.kube import kubeconfig_for
+    from workload_diagnose.tools.kube.lifecycle import LifecycleReader
 
     return LifecycleReader.from_kubeconfig(kubeconfig_for(recording.REPLAY_SERVER, "replay-token", insecure=True))
 
 
 def replay_result(name: str, **req_kw):
-    from agent.procedures.lifecycle.api import LifecycleRequest, refresh
+    from workload_diagnose.agent.procedures.lifecycle.api import LifecycleRequest, refresh
 
     m = recording.meta(name)
     req = LifecycleRequest(name=m["name"], namespace=m["namespace"], now=datetime.fromisoformat(m["now"]), **req_kw)
@@ -47,7 +47,7 @@ def test_dra_clock_decides_stuck():
     the unrelated FailedMount event on the pod, makes it a warning."""
     import copy
 
-    from agent.procedures.kit import layers as ph
+    from workload_diagnose.agent.procedures.kit import layers as ph
 
     res = replay_result("dra-unallocated")
     dra = next(p for p in res.phases if p.name == "DRA allocation")

@@ -63,9 +63,9 @@ class Exporter:
 
 
 def _run(tmp_path: Path, exporter: Exporter, scenario: str = "healthy-running", env: dict | None = None) -> dict:
-    from tools.kube import kubeconfig_for
+    from workload_diagnose.tools.kube import kubeconfig_for
 
-    from agent.entrypoints.cli import app
+    from workload_diagnose.agent.entrypoints.cli import app
 
     srv = ReplayServer(recording.CASSETTES / f"{scenario}.yaml", routes=exporter)
     try:
@@ -135,8 +135,8 @@ def test_unavailable_never_zero(tmp_path, exporter, why):
 
 
 def test_metrics_guard_refuses_everything_else():
-    from tools.kube import KubeWriteRefused
-    from tools.kube.metrics import check_metrics_request
+    from workload_diagnose.tools.kube import KubeWriteRefused
+    from workload_diagnose.tools.kube.metrics import check_metrics_request
 
     check_metrics_request("GET", "https://h/api/v1/namespaces/gpu-operator/pods/dcgm-x:9400/proxy/metrics")
     for method, url in [("POST", "https://h/api/v1/namespaces/a/pods/b:9400/proxy/metrics"),
@@ -151,9 +151,9 @@ def test_metrics_guard_refuses_everything_else():
 
 def test_metrics_transport_refuses_before_sending(tmp_path):
     """The metrics reader's own pool manager refuses anything but the metrics GET before a connection opens."""
-    from tools.kube import KubeWriteRefused, kubeconfig_for
-    from tools.kube.lifecycle import LifecycleReader
-    from tools.kube.metrics import DcgmProfileReader
+    from workload_diagnose.tools.kube import KubeWriteRefused, kubeconfig_for
+    from workload_diagnose.tools.kube.lifecycle import LifecycleReader
+    from workload_diagnose.tools.kube.metrics import DcgmProfileReader
 
     r = LifecycleReader.from_kubeconfig(kubeconfig_for("http://127.0.0.1:1", "t"))
     d = DcgmProfileReader.for_reader(r)
@@ -203,7 +203,7 @@ def test_the_allowed_namespaces_are_a_setting_and_the_port_the_declared_metrics_
 
 
 def test_metrics_port_and_trust_rules():
-    from tools.kube.metrics import allowed_namespaces, metrics_port, untrusted
+    from workload_diagnose.tools.kube.metrics import allowed_namespaces, metrics_port, untrusted
 
     assert allowed_namespaces({}) == ("gpu-operator", "nvidia-gpu-operator")
     assert allowed_namespaces({"WD_DCGM_NAMESPACES": " a,b ,"}) == ("a", "b")

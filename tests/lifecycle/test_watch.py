@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _kc(tmp_path: Path, url: str) -> str:
-    from tools.kube import kubeconfig_for
+    from workload_diagnose.tools.kube import kubeconfig_for
 
     p = tmp_path / "kc"
     p.write_text(yaml.safe_dump(kubeconfig_for(url, "replay-token")))
@@ -53,7 +53,7 @@ def _read_until(fd: int, needle: bytes, timeout: float) -> bytes:
 
 def test_watch_in_a_pty_stops_on_ctrl_c(tmp_path, quota_server):
     m = recording.meta("kueue-quota")
-    argv = [sys.executable, "-c", "from agent.entrypoints.cli import main; main()", "lifecycle", m["name"], "-n", m["namespace"],
+    argv = [sys.executable, "-c", "from workload_diagnose.agent.entrypoints.cli import main; main()", "lifecycle", m["name"], "-n", m["namespace"],
             "--kubeconfig", _kc(tmp_path, quota_server.url), "--watch", "--interval", "0.3s"]
     pid, fd = pty.fork()
     if pid == 0:  # the child: a session leader whose controlling terminal is the pty
@@ -81,7 +81,7 @@ def test_watch_in_a_pty_stops_on_ctrl_c(tmp_path, quota_server):
 def test_watch_max_iterations_json_lines(tmp_path, quota_server):
     from typer.testing import CliRunner
 
-    from agent.entrypoints.cli import app
+    from workload_diagnose.agent.entrypoints.cli import app
 
     m = recording.meta("kueue-quota")
     res = CliRunner().invoke(app, ["lifecycle", m["name"], "-n", m["namespace"], "--kubeconfig",
@@ -98,7 +98,7 @@ def test_watch_max_iterations_json_lines(tmp_path, quota_server):
 def test_watch_stops_when_first_incomplete_fails(tmp_path):
     from typer.testing import CliRunner
 
-    from agent.entrypoints.cli import app
+    from workload_diagnose.agent.entrypoints.cli import app
 
     srv = ReplayServer(recording.CASSETTES / "crashloop.yaml")
     try:

@@ -41,8 +41,8 @@ def counting(connect, sent: list):
 @pytest.fixture
 def standin():
     """(Standin, simulator) for a world: ``standin(world_dict, **options)``; closed at the end."""
-    from evals.mcp_standin import Options, Standin
-    from evals.simulator import running_simulator
+    from workload_diagnose.evals.mcp_standin import Options, Standin
+    from workload_diagnose.evals.simulator import running_simulator
 
     opened = []
 
@@ -63,9 +63,9 @@ def standin():
 def mcp_diagnose(standin):
     """Diagnose ``world`` through RunaiMcpSource over in-memory MCP streams to the stand-in; returns
     (result, standin, source)."""
-    from agent.api import diagnose
-    from evals.mcp_standin import memory_connector
-    from tools.runai.mcp import RunaiMcpSource
+    from workload_diagnose.agent.api import diagnose
+    from workload_diagnose.evals.mcp_standin import memory_connector
+    from workload_diagnose.tools.runai.mcp import RunaiMcpSource
 
     sources = []
 

@@ -7,14 +7,14 @@ import pytest
 
 from tests.conftest import WID, event, world
 from tests.mcp_tier1.conftest import counting
-from tools.runai.mcp.allow import READ_TOOLS, McpCallRefused, check_message
+from workload_diagnose.tools.runai.mcp.allow import READ_TOOLS, McpCallRefused, check_message
 
 OOM = world(events=[event("OOMKilled", "Container trainer was OOM killed")])
 
 
 def test_a_tool_off_the_allow_list_raises_before_a_byte_is_sent(standin):
-    from evals.mcp_standin import memory_connector
-    from tools.runai.mcp.session import McpSession
+    from workload_diagnose.evals.mcp_standin import memory_connector
+    from workload_diagnose.tools.runai.mcp.session import McpSession
 
     st, _ = standin(OOM, write_tools=True)
     sent: list = []
@@ -71,7 +71,7 @@ def test_a_renamed_tool_is_not_guessed_the_read_is_reported_missing(mcp_diagnose
 
 
 def test_a_renamed_status_tool_is_the_fatal_unavailable_error(mcp_diagnose):
-    from agent.api import ApiUnavailable
+    from workload_diagnose.agent.api import ApiUnavailable
 
     with pytest.raises(ApiUnavailable, match="does not offer the tool get_workload_status"):
         mcp_diagnose(OOM, {"rename": {"get_workload_status": "workload_status"}})

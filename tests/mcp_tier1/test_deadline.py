@@ -12,24 +12,24 @@ import time
 
 import pytest
 
-from evals.hostile import hang, hostile
-from evals.scenarios import load_scenario
+from workload_diagnose.evals.hostile import hang, hostile
+from workload_diagnose.evals.scenarios import load_scenario
 from tests.conftest import WID
 from tests.mcp_tier1.test_source import OOM
 from tests.test_cli import EXE, cli
 
 
 def _hanging(st, tool: str) -> None:
-    from evals.mcp_standin import McpFault
+    from workload_diagnose.evals.mcp_standin import McpFault
 
     st.options.faults = [McpFault(tool=tool, kind="timeout", seconds=60.0, times=-1)]
 
 
 def test_a_call_gets_only_what_is_left_of_the_deadline_and_no_retry_after_it(standin):
-    from evals.mcp_standin import memory_connector
-    from tools.base import ErrorKind
-    from tools.deadline import Deadline
-    from tools.runai.mcp import RunaiMcpSource
+    from workload_diagnose.evals.mcp_standin import memory_connector
+    from workload_diagnose.tools.base import ErrorKind
+    from workload_diagnose.tools.deadline import Deadline
+    from workload_diagnose.tools.runai.mcp import RunaiMcpSource
 
     st, _ = standin(OOM)
     src = RunaiMcpSource(memory_connector(st), describe="t", timeout=10.0, deadline=Deadline(2.0))
@@ -53,10 +53,10 @@ def test_a_call_gets_only_what_is_left_of_the_deadline_and_no_retry_after_it(sta
 
 def test_a_retry_is_not_started_with_too_little_of_the_deadline_left(standin):
     """The first attempt ends on the call's own bound with less than the minimum left: no second attempt."""
-    from evals.mcp_standin import memory_connector
-    from tools.deadline import Deadline
-    from tools.runai.mcp import RunaiMcpSource
-    from tools.runai.mcp.session import MIN_CALL_SECONDS
+    from workload_diagnose.evals.mcp_standin import memory_connector
+    from workload_diagnose.tools.deadline import Deadline
+    from workload_diagnose.tools.runai.mcp import RunaiMcpSource
+    from workload_diagnose.tools.runai.mcp.session import MIN_CALL_SECONDS
 
     st, _ = standin(OOM)
     src = RunaiMcpSource(memory_connector(st), describe="t", timeout=1.0, deadline=Deadline(30.0))
@@ -83,8 +83,8 @@ def served():
     """(scenario, simulator, MCP stand-in over streamable HTTP, its URL) for core/oom-metrics."""
     import uvicorn
 
-    from evals.mcp_standin import Standin, http_app
-    from evals.simulator import running_simulator
+    from workload_diagnose.evals.mcp_standin import Standin, http_app
+    from workload_diagnose.evals.simulator import running_simulator
 
     sc = load_scenario("core/oom-metrics")
     with running_simulator(sc.world) as s:

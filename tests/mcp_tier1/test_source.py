@@ -80,8 +80,8 @@ def test_secrets_and_planted_instructions_in_tool_results_are_filtered(mcp_diagn
 def test_metrics_keep_the_requested_types_and_count_values_that_are_not_numbers(mcp_diagnose):
     from datetime import datetime, timezone
 
-    from evals.mcp_standin import memory_connector
-    from tools.runai.mcp import RunaiMcpSource
+    from workload_diagnose.evals.mcp_standin import memory_connector
+    from workload_diagnose.tools.runai.mcp import RunaiMcpSource
 
     vals = [{"value": "100", "timestamp": "2026-11-20T09:00:00Z"}, {"value": "\uff11\uff12", "timestamp":
                                                                     "2026-11-20T09:01:00Z"}]
@@ -104,7 +104,7 @@ def test_metrics_keep_the_requested_types_and_count_values_that_are_not_numbers(
 
 
 def test_a_session_dropped_again_after_its_one_reconnect_is_a_stated_failure(mcp_diagnose):
-    from evals.mcp_standin import McpFault
+    from workload_diagnose.evals.mcp_standin import McpFault
 
     res, st, src = mcp_diagnose(OOM, {"faults": [McpFault(tool="get_workload_pods", kind="drop", times=-1)]})
     assert src.session.connects == 2  # the first connection and the one reconnect, no more
@@ -114,9 +114,9 @@ def test_a_session_dropped_again_after_its_one_reconnect_is_a_stated_failure(mcp
 
 
 def test_a_call_past_the_deadline_is_retried_once_then_a_timeout(mcp_diagnose, standin):
-    from evals.mcp_standin import McpFault, memory_connector
-    from tools.base import ErrorKind
-    from tools.runai.mcp import RunaiMcpSource
+    from workload_diagnose.evals.mcp_standin import McpFault, memory_connector
+    from workload_diagnose.tools.base import ErrorKind
+    from workload_diagnose.tools.runai.mcp import RunaiMcpSource
 
     # a 1 s deadline against a 3 s hold: a loaded machine (CI's parallel pass) still answers the retry within it
     st, _ = standin(OOM, faults=[McpFault(tool="get_workload_pods", kind="timeout", seconds=3.0, times=1)])

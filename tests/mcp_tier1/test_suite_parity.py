@@ -6,13 +6,14 @@ import json
 import resource
 import time
 
-from evals.suite import DEFAULT_BASELINE
+from workload_diagnose.evals.suite import DEFAULT_BASELINE
 
 
 def test_every_bundled_scenario_through_mcp_gives_the_rest_verdict():
     import mcp.client.session  # noqa: F401 - imported once here, so the forked workers start warm
 
-    from evals.suite import _warm, evaluate
+    from workload_diagnose.evals.scoring import _warm
+    from workload_diagnose.evals.suite import evaluate
 
     _warm()
     rest = {r["id"]: r for r in json.loads(DEFAULT_BASELINE.read_text())["results"]}  # a stored REST scoreboard
@@ -41,8 +42,8 @@ def _cpu() -> float:
 
 
 def test_the_fault_matrix_runs_through_mcp():
-    from evals import faultmatrix as fm
-    from evals.suite import evaluate
+    from workload_diagnose.evals import faultmatrix as fm
+    from workload_diagnose.evals.suite import evaluate
 
     wanted = {v.name for v in fm.MCP_VARIANTS} | {"5xx:500", "5xx:502", "timeout", "malformed-json",
                                                   "5xx-persistent:503", "wrong-shape"}

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from evals.scenarios import load_scenario
-from evals.simulator import running_simulator
+from workload_diagnose.evals.scenarios import load_scenario
+from workload_diagnose.evals.simulator import running_simulator
 from tests.test_cli import cli
 
 STANDIN = f"{shlex.quote(sys.executable)} -m evals.mcp_standin"
@@ -21,8 +21,8 @@ SAME = ("outcome", "category", "route", "workload", "evidence", "recurrence", "r
 
 @pytest.fixture(scope="module")
 def sim():
-    from agent.api import diagnose
-    from evals.runner import _kwargs
+    from workload_diagnose.agent.api import diagnose
+    from workload_diagnose.evals.runner import _kwargs
 
     sc = load_scenario("core/oom-metrics")
     with running_simulator(sc.world) as s:
@@ -51,16 +51,16 @@ def test_stdio_gives_the_rest_verdict_and_evidence(sim):
 
 
 def _stdio_source(s, command: str):
-    from tools.runai.mcp import RunaiMcpSource
-    from tools.runai.mcp.connect import stdio_connector
+    from workload_diagnose.tools.runai.mcp import RunaiMcpSource
+    from workload_diagnose.tools.runai.mcp.connect import stdio_connector
 
     connect, describe = stdio_connector(command, _creds(s))
     return RunaiMcpSource(connect, describe=describe, timeout=20)
 
 
 def _diagnose(sc, source):
-    from agent.api import diagnose
-    from evals.runner import _kwargs
+    from workload_diagnose.agent.api import diagnose
+    from workload_diagnose.evals.runner import _kwargs
 
     try:
         return diagnose(**_kwargs(sc), use_kube=False, tier1="mcp", source=source)
@@ -82,7 +82,7 @@ def test_stdio_dropped_session_is_reconnected_once(sim, tmp_path):
 
 
 def test_stdio_a_command_that_is_not_an_mcp_server_is_unavailable_in_one_line(sim, capfd):
-    from agent.api import ApiUnavailable
+    from workload_diagnose.agent.api import ApiUnavailable
 
     s, sc, _ = sim
     with pytest.raises(ApiUnavailable) as e:
@@ -102,7 +102,7 @@ def _free_port() -> int:
 def http_server(sim):
     import uvicorn
 
-    from evals.mcp_standin import Standin, http_app
+    from workload_diagnose.evals.mcp_standin import Standin, http_app
 
     s, _, _ = sim
     token = "mcp-caller-token-" + "7f3a9c2e5b1d"
@@ -123,8 +123,8 @@ def http_server(sim):
 
 
 def test_streamable_http_with_a_bearer_token_gives_the_rest_verdict(sim, http_server, monkeypatch):
-    from agent.api import diagnose
-    from evals.runner import _kwargs
+    from workload_diagnose.agent.api import diagnose
+    from workload_diagnose.evals.runner import _kwargs
 
     s, sc, rest = sim
     url, token, standin = http_server
@@ -139,9 +139,9 @@ def test_streamable_http_with_a_bearer_token_gives_the_rest_verdict(sim, http_se
 
 
 def test_streamable_http_a_refused_token_is_the_auth_error_without_the_token(sim, http_server):
-    from agent.api import ApiAuthError
-    from tools.runai.mcp import RunaiMcpSource
-    from tools.runai.mcp.connect import http_connector
+    from workload_diagnose.agent.api import ApiAuthError
+    from workload_diagnose.tools.runai.mcp import RunaiMcpSource
+    from workload_diagnose.tools.runai.mcp.connect import http_connector
 
     s, sc, _ = sim
     url, token, standin = http_server
@@ -162,7 +162,7 @@ def test_streamable_http_a_refused_token_is_the_auth_error_without_the_token(sim
 def test_tier1_selection_errors_are_one_line_usage_errors(sim, monkeypatch, args, env, words):
     from typer.testing import CliRunner
 
-    from agent.entrypoints.cli import app
+    from workload_diagnose.agent.entrypoints.cli import app
 
     s, sc, _ = sim
     for k in ("RUNAI_MCP_URL", "RUNAI_MCP_COMMAND", "RUNAI_MCP_TOKEN"):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from evals.bench_serve import http_scenarios, merged_world
-from evals.simulator import running_simulator
+from workload_diagnose.evals.bench_serve import http_scenarios, merged_world
+from workload_diagnose.evals.simulator import running_simulator
 from tests.service.live import config_for, live_service
 
 

@@ -9,7 +9,7 @@ import threading
 import time
 from typing import Iterator
 
-from agent.service.config import ServiceConfig, parse_tokens
+from workload_diagnose.agent.service.config import ServiceConfig, parse_tokens
 
 
 def free_port() -> int:
@@ -36,10 +36,10 @@ def config_for(sim, **kw) -> ServiceConfig:
 def live_service(config: ServiceConfig, transport=None) -> Iterator[str]:
     import uvicorn
 
-    from agent.service.app import create_app
+    from workload_diagnose.agent.service.app import create_app
 
     port = free_port()
-    from agent.service.connections import limits_for, server_config
+    from workload_diagnose.agent.service.connections import limits_for, server_config
 
     server = uvicorn.Server(server_config(create_app(config, transport=transport), limits_for(config),
                                           host="127.0.0.1", port=port, log_level="warning", access_log=False,

@@ -19,9 +19,9 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from agent.service.auth import DENIED
-from evals.scenarios import load_scenario
-from evals.simulator import Handler, running_simulator
+from workload_diagnose.agent.service.auth import DENIED
+from workload_diagnose.evals.scenarios import load_scenario
+from workload_diagnose.evals.simulator import Handler, running_simulator
 from tests.service.conftest import body_of, clear, reads
 from tests.service.live import config_for, free_port, live_service, tokens
 
@@ -217,7 +217,7 @@ def test_passthrough_uses_the_callers_run_ai_token_and_run_ai_decides(rbac_sim):
 
 # ------------------------------------------------------------------------------------------ no auth
 def _serve(*args: str, env: dict) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "agent.entrypoints.cli", "serve", *args], env=env,
+    return subprocess.Popen([sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", "serve", *args], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
@@ -239,7 +239,7 @@ def test_without_auth_serve_binds_loopback_only_and_says_so():
 
 
 def test_token_file_holds_hashes_only(tmp_path):
-    from agent.service.config import ConfigError, ServiceConfig
+    from workload_diagnose.agent.service.config import ConfigError, ServiceConfig
 
     f = tmp_path / "tokens.yaml"
     f.write_text("tokens:\n  - name: bot\n    token: plaintext-secret\n    clusters: ['*']\n    projects: ['*']\n")

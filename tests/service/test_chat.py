@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent.api import diagnose
+from workload_diagnose.agent.api import diagnose
 from tests.service.conftest import clear, reads
 from tests.service.live import config_for, free_port, live_service, tokens
 
@@ -97,7 +97,7 @@ def _credentials(*pairs: tuple[str, str]) -> tuple:
 def test_a_thread_belongs_to_a_credential_not_to_a_name(sim, scenarios, tmp_path, monkeypatch):
     """Across a restart on one store: a rotated token that took the old one's name starts its own thread; the old
     credential, renamed, still continues its own."""
-    from agent.service.config import parse_tokens
+    from workload_diagnose.agent.service.config import parse_tokens
 
     monkeypatch.setenv("WD_CHAT_STORE", str(tmp_path / "chat.sqlite"))
     monkeypatch.delenv("WD_CHAT_POSTGRES_DSN", raising=False)
@@ -117,13 +117,13 @@ def test_a_thread_belongs_to_a_credential_not_to_a_name(sim, scenarios, tmp_path
 
 
 def test_two_tokens_with_one_name_stop_the_service_at_start(tmp_path):
-    from agent.service.config import ConfigError, parse_tokens
+    from workload_diagnose.agent.service.config import ConfigError, parse_tokens
 
     _, _, doc = _credentials(("bot", "first-secret"), ("bot", "second-secret"))
     with pytest.raises(ConfigError, match="token name 'bot' is used twice"):
         parse_tokens(json.loads(doc))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("WD_", "RUNAI_"))}
-    p = subprocess.run([sys.executable, "-m", "agent.entrypoints.cli", "serve", "--port", str(free_port())],
+    p = subprocess.run([sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", "serve", "--port", str(free_port())],
                        env={**env, "WD_API_TOKENS": doc}, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert p.returncode == 2, p.stderr
     lines = p.stderr.strip().splitlines()
@@ -134,7 +134,7 @@ def _serve(port: int, sim, dsn: str, **extra: str) -> subprocess.Popen:
     env = {**os.environ, "RUNAI_BASE_URL": sim.url, "RUNAI_CLIENT_ID": sim.client_id,
            "RUNAI_CLIENT_SECRET": sim.client_secret, "WD_KUBE": "off", "WD_CHAT_POSTGRES_DSN": dsn, **extra}
     env.pop("WD_CHAT_STORE", None)
-    return subprocess.Popen([sys.executable, "-m", "agent.entrypoints.cli", "serve", "--port", str(port)],
+    return subprocess.Popen([sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", "serve", "--port", str(port)],
                             env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 

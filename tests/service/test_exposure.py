@@ -78,7 +78,7 @@ def test_with_api_tokens_and_no_configured_hosts_any_host_is_answered(sim):
 
 
 def test_serve_takes_allowed_hosts_from_the_flag_and_the_environment_and_refuses_bad_ones():
-    from agent.service.config import ConfigError, ServiceConfig
+    from workload_diagnose.agent.service.config import ConfigError, ServiceConfig
 
     cfg = ServiceConfig.from_env({"WD_ALLOWED_HOSTS": "Diag.Example.com, 10.0.0.5,[fe80::1]"})
     assert cfg.allowed_hosts == ("diag.example.com", "10.0.0.5", "fe80::1") and cfg.checks_host
@@ -86,7 +86,7 @@ def test_serve_takes_allowed_hosts_from_the_flag_and_the_environment_and_refuses
         with pytest.raises(ConfigError, match="is not a host name or IP address"):
             ServiceConfig.from_env({"WD_ALLOWED_HOSTS": bad})
     env = {k: v for k, v in os.environ.items() if not k.startswith(("WD_", "RUNAI_"))}
-    p = subprocess.run([sys.executable, "-m", "agent.entrypoints.cli", "serve", "--port", str(free_port()),
+    p = subprocess.run([sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", "serve", "--port", str(free_port()),
                         "--allowed-host", "https://diag.example.com"], env=env, capture_output=True, text=True,
                        timeout=60)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
@@ -124,7 +124,7 @@ def test_connections_that_never_finish_a_request_do_not_starve_healthz(tmp_path)
     env.update(WD_KUBE="off", WD_HEADER_TIMEOUT_S="2", WD_KEEPALIVE_S="1", WD_MAX_CONNECTIONS="100")
     log = tmp_path / "serve.log"
     with open(log, "w") as err:
-        p = subprocess.Popen([sys.executable, "-m", "agent.entrypoints.cli", "serve", "--port", str(port)],
+        p = subprocess.Popen([sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", "serve", "--port", str(port)],
                              env=env, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=_limited_files)
     url = f"http://127.0.0.1:{port}"
     slow: list[socket.socket] = []

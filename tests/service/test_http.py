@@ -9,12 +9,12 @@ import time
 import httpx
 import pytest
 
-from agent.api import diagnose
-from evals.simulator import running_simulator
+from workload_diagnose.agent.api import diagnose
+from workload_diagnose.evals.simulator import running_simulator
 from tests.service.conftest import body_of, clear, reads
 from tests.service.live import config_for, free_port, live_service
-from agent.service.config import ServiceConfig
-from agent.service.upstream import KUBE_OFF
+from workload_diagnose.agent.service.config import ServiceConfig
+from workload_diagnose.agent.service.upstream import KUBE_OFF
 
 SCENARIOS = ["core/oom-metrics", "core/option-b-terminal", "core/image-pull-manifest", "core/route-preempted",
              "core/option-b-active-crashloop", "core/route-no-match"]
@@ -121,7 +121,7 @@ def test_body_over_64_kib_is_413_without_a_read(service, sim, scenarios):
 
 def test_full_concurrency_limit_is_429_with_retry_after_and_no_read(scenarios):
     sc = scenarios["core/oom-metrics"]
-    from evals.bench_serve import merged_world
+    from workload_diagnose.evals.bench_serve import merged_world
 
     with running_simulator(merged_world([sc]), delay_ms=300) as slow:
         with live_service(config_for(slow, max_concurrent=1)) as url:
@@ -155,7 +155,7 @@ def test_unreachable_run_ai_is_502_and_a_timeout_504_one_line_no_traceback(scena
         ready = httpx.get(f"{url}/readyz")
         assert ready.status_code == 503 and ready.json()["status"] == "unavailable"
         assert "workload_diagnose_failures_total{status=\"502\"} 1.0" in httpx.get(f"{url}/metrics").text
-    from evals.bench_serve import merged_world
+    from workload_diagnose.evals.bench_serve import merged_world
 
     world = {**merged_world([sc]), "faults": [{"path": "/api/v1/workloads/[^/]+$", "kind": "timeout",
                                                "seconds": 1.5, "times": -1}]}
@@ -171,7 +171,7 @@ def test_unreachable_run_ai_is_502_and_a_timeout_504_one_line_no_traceback(scena
 
 def test_a_diagnosis_over_its_deadline_is_504_and_frees_its_slot_when_done(scenarios):
     sc = scenarios["core/oom-metrics"]
-    from evals.bench_serve import merged_world
+    from workload_diagnose.evals.bench_serve import merged_world
 
     with running_simulator(merged_world([sc]), delay_ms=250) as slow:
         with live_service(config_for(slow, deadline_s=0.4, max_concurrent=1)) as url:
@@ -205,7 +205,7 @@ def test_readyz_checks_run_ai_for_real_and_caches_briefly(service, sim):
 
 def test_one_token_exchange_and_shared_pool_for_many_requests(scenarios):
     sc = scenarios["core/oom-metrics"]
-    from evals.bench_serve import merged_world
+    from workload_diagnose.evals.bench_serve import merged_world
 
     with running_simulator(merged_world([sc])) as s:
         with live_service(config_for(s)) as url:

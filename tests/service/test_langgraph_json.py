@@ -8,15 +8,15 @@ from pathlib import Path
 
 from langgraph.graph.state import CompiledStateGraph
 
-from agent.procedures import specs
+from workload_diagnose.agent.procedures import specs
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_langgraph_json_is_the_one_the_registry_makes():
-    from agent.service.studio import langgraph_json
+    from workload_diagnose.agent.service.studio import langgraph_json
 
-    assert (ROOT / "langgraph.json").read_text() == langgraph_json(), "run: python -m agent.service.studio"
+    assert (ROOT / "langgraph.json").read_text() == langgraph_json(), "run: python -m workload_diagnose.agent.service.studio"
 
 
 def test_langgraph_json_points_at_each_registered_compiled_graph():

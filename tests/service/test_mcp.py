@@ -17,12 +17,12 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from agent.api import diagnose
+from workload_diagnose.agent.api import diagnose
 from tests.service.conftest import body_of
 from tests.service.live import free_port
 
 SCENARIOS = ["core/oom-metrics", "core/option-b-terminal", "core/route-preempted"]  # diagnosed, Option B, routed
-EXE = [sys.executable, "-m", "agent.entrypoints.cli", "mcp"]
+EXE = [sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", "mcp"]
 
 
 def _env(sim) -> dict[str, str]:
@@ -34,7 +34,7 @@ def _env(sim) -> dict[str, str]:
 def _cli(sc, sim) -> dict:
     res = diagnose(**body_of(sc), runai_url=sim.url, client_id=sim.client_id, client_secret=sim.client_secret,
                    use_kube=False)
-    from agent.service.upstream import KUBE_OFF
+    from workload_diagnose.agent.service.upstream import KUBE_OFF
 
     return json.loads(json.dumps(res.model_dump(mode="json")).replace("--no-kube was given", KUBE_OFF))
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent.service import workers as procs
+from workload_diagnose.agent.service import workers as procs
 from tests.service.live import free_port
 
 pytestmark = pytest.mark.skipif(not procs.available(), reason="no SO_REUSEPORT on this platform")
@@ -26,7 +26,7 @@ def _env() -> dict:
 
 
 def _serve(port: int, workers: int = 2) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "agent.entrypoints.cli", "serve", "--port", str(port),
+    return subprocess.Popen([sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", "serve", "--port", str(port),
                              "--workers", str(workers)], env=_env(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
 

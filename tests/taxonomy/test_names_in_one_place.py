@@ -9,7 +9,7 @@ import re
 import tokenize
 from pathlib import Path
 
-from agent.taxonomy import NAMES
+from workload_diagnose.agent.taxonomy import NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 PRODUCT = ("agent", "tools", "guardrails")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.evidence.rules import kinds_from_reason_message
-from agent.taxonomy.record import as_pair
-from agent.taxonomy.registry import ALL_RULES, CATEGORIES, CHAT_WORDS, UNKNOWN
+from workload_diagnose.agent.evidence.rules import kinds_from_reason_message
+from workload_diagnose.agent.taxonomy.record import as_pair
+from workload_diagnose.agent.taxonomy.registry import ALL_RULES, CATEGORIES, CHAT_WORDS, UNKNOWN
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=[r.name for r in ALL_RULES])
@@ -55,8 +55,8 @@ def test_the_fallback_is_last_and_precedence_is_the_order():
 
 
 def test_read_the_node_decision_comes_from_the_records():
-    from agent.model.signals import Kind, Signal
-    from agent.taxonomy import reads_node
+    from workload_diagnose.agent.model.signals import Kind, Signal
+    from workload_diagnose.agent.taxonomy import reads_node
 
     def sig(kind):
         return Signal(kind=kind, source="test", text=kind.value)
@@ -69,7 +69,7 @@ def test_read_the_node_decision_comes_from_the_records():
 
 
 def test_every_triage_group_names_a_fact_reader():
-    from agent.triage.patterns import FACTS, RULES
+    from workload_diagnose.agent.triage.patterns import FACTS, RULES
 
     groups = [(c.name, g) for c in CATEGORIES for g in c.triage]
     assert groups and all(g.facts in FACTS for _, g in groups)

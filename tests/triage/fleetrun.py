@@ -1,8 +1,8 @@
 """Helpers of the triage tests: a fleet world served by the real simulator, triage and one-by-one diagnosis."""
 from __future__ import annotations
 
-from evals.fleet import fleet_world
-from evals.simulator import running_simulator
+from workload_diagnose.evals.fleet import fleet_world
+from workload_diagnose.evals.simulator import running_simulator
 
 
 def small_fleet(n: int = 40, **kw) -> dict:
@@ -11,7 +11,7 @@ def small_fleet(n: int = 40, **kw) -> dict:
 
 def run_triage(world: dict, **kw):
     """(TriageResult, requests the simulator served, stats) for a triage of ``world`` through real HTTP."""
-    from agent.triage import triage
+    from workload_diagnose.agent.triage import triage
 
     stats: dict = {}
     with running_simulator(world) as sim:
@@ -24,7 +24,7 @@ def run_triage(world: dict, **kw):
 def one_by_one(world: dict, ids: list[str], lookback: str = "7d"):
     """{id: DiagnosisResult} diagnosed one at a time, each as ``failed --workload-id`` would (its own client and
     token), and the number of requests they needed together."""
-    from agent.api import diagnose
+    from workload_diagnose.agent.api import diagnose
 
     out = {}
     with running_simulator(world) as sim:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.simulator import running_simulator
+from workload_diagnose.evals.simulator import running_simulator
 from tests.lifecycle.test_watch import _read_until
 from tests.triage.fleetrun import small_fleet
 
@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 TOP_KEYS = ["cluster_id", "window", "counts", "routed", "workloads", "clusters", "actions", "limitations",
             "tool_calls"]
 WORKLOAD_KEYS = ["workload", "outcome", "category", "route", "headline", "recurrence"]
-CMD = [sys.executable, "-c", "from agent.entrypoints.cli import main; main()", "triage"]
+CMD = [sys.executable, "-c", "from workload_diagnose.agent.entrypoints.cli import main; main()", "triage"]
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,7 @@ def _invoke(env: dict, args: list[str]):
     """The same Typer app in-process (fast), with the environment the subprocess runs get."""
     from typer.testing import CliRunner
 
-    from agent.entrypoints.cli import app
+    from workload_diagnose.agent.entrypoints.cli import app
 
     keys = ("RUNAI_CLIENT_ID", "RUNAI_CLIENT_SECRET", "RUNAI_BASE_URL")
     return CliRunner().invoke(app, ["triage", *args], env={k: env[k] for k in keys})

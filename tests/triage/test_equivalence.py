@@ -2,10 +2,10 @@
 fewer requests in total (both counted by the simulator and printed)."""
 from __future__ import annotations
 
-from agent.triage.report import verdict_of
-from evals.fleet import NOW, expected
+from workload_diagnose.agent.triage.report import verdict_of
+from workload_diagnose.evals.fleet import NOW, expected
 from tests.triage.fleetrun import one_by_one, run_triage, small_fleet
-from tools.timeutil import parse_time
+from workload_diagnose.tools.timeutil import parse_time
 
 
 def _in_window(w: dict, hours: int = 24) -> bool:
@@ -50,7 +50,7 @@ def test_listed_workload_is_the_single_read():
     """The stand-in is sound only if the list item IS the object ``GET /api/v1/workloads/{id}`` returns."""
     import httpx
 
-    from evals.simulator import running_simulator
+    from workload_diagnose.evals.simulator import running_simulator
 
     world = small_fleet(12)
     with running_simulator(world) as sim:
@@ -81,8 +81,8 @@ def test_worker_processes_give_the_same_triage():
 def test_processes_auto_adds_a_worker_only_for_a_large_fleet(monkeypatch):
     """``processes=None`` (the CLI's default): a second process on 2+ cores from AUTO_PROCESSES_FROM workloads (here
     lowered to 10), one below it; the parent diagnoses its share either way, the result is the same."""
-    import agent.triage as T
-    import agent.triage.procs as P
+    import workload_diagnose.agent.triage as T
+    import workload_diagnose.agent.triage.procs as P
 
     calls: list[int] = []
     real = P.diagnose_in_processes

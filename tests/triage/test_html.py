@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from agent.triage.html import render_html
+from workload_diagnose.agent.triage.html import render_html
 from tests.triage.fleetrun import run_triage, small_fleet
 
 HOSTILE = '</td><script>alert(1)</script><img src="http://evil.example/x.png"><a href="https://evil.example">x</a>'

@@ -5,12 +5,12 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from agent.triage.listing import build_triage_request
-from evals.fleet import PROJECTS
-from evals.simulator import running_simulator
+from workload_diagnose.agent.triage.listing import build_triage_request
+from workload_diagnose.evals.fleet import PROJECTS
+from workload_diagnose.evals.simulator import running_simulator
 from tests.triage.fleetrun import run_triage, small_fleet
-from tools.runai import InvalidInput, RunaiClient
-from tools.timeutil import parse_time
+from workload_diagnose.tools.runai import InvalidInput, RunaiClient
+from workload_diagnose.tools.timeutil import parse_time
 
 
 def _lists(requests):

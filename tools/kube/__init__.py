@@ -29,7 +29,7 @@ Guarantees:
 
 Everything importable from ``tools.kube`` before the split is re-exported here.
 """
-from tools.kube.custom import (
+from workload_diagnose.tools.kube.custom import (
     DRA_RESOURCE_CLAIM,
     KUEUE_WORKLOAD,
     RAY_CLUSTER,
@@ -39,8 +39,8 @@ from tools.kube.custom import (
     CustomResource,
     get_custom_cmd,
 )
-from tools.kube.errors import KubeError, KubeErrorKind, KubeWriteRefused
-from tools.kube.facts import (
+from workload_diagnose.tools.kube.errors import KubeError, KubeErrorKind, KubeWriteRefused
+from workload_diagnose.tools.kube.facts import (
     GPU_RESOURCE,
     Condition,
     ContainerFacts,
@@ -54,8 +54,8 @@ from tools.kube.facts import (
     events_cmd,
     logs_cmd,
 )
-from tools.kube.guard import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, ReadOnlyApiClient, ReadOnlyRESTClient, check_read_request
-from tools.kube.reader import (
+from workload_diagnose.tools.kube.guard import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, ReadOnlyApiClient, ReadOnlyRESTClient, check_read_request
+from workload_diagnose.tools.kube.reader import (
     DEFAULT_LIMIT_BYTES,
     DEFAULT_TAIL_LINES,
     LIST_LIMIT,

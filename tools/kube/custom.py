@@ -70,7 +70,7 @@ class CustomObject(BaseModel):
 
 
 def _check_gvp(group: str, version: str, plural: str) -> None:
-    from tools.kube.errors import KubeError
+    from workload_diagnose.tools.kube.errors import KubeError
 
     if not isinstance(group, str) or not _GROUP.match(group):
         raise KubeError("error", f"invalid API group {group!r}")
@@ -81,9 +81,9 @@ def _check_gvp(group: str, version: str, plural: str) -> None:
 
 
 def _to_custom(body: Any, group: str, version: str, plural: str, source: str) -> CustomObject:
-    import guardrails
+    from workload_diagnose import guardrails
 
-    from tools.kube.errors import KubeError
+    from workload_diagnose.tools.kube.errors import KubeError
 
     if not isinstance(body, dict):
         raise KubeError("error", f"{source}: the server answered {type(body).__name__}, not an object")
@@ -130,7 +130,7 @@ class CustomObjectReads:
         if namespace is not None:
             self._check_name("namespace", namespace)  # type: ignore[attr-defined]
         if label_selector is not None and not _SELECTOR.match(label_selector):
-            from tools.kube.errors import KubeError
+            from workload_diagnose.tools.kube.errors import KubeError
 
             raise KubeError("error", f"invalid label selector {label_selector!r}")
         api = self._custom_api()

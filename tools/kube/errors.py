@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 import urllib3
 
-from tools.base import WriteRefused as _WriteRefusedBase
+from workload_diagnose.tools.base import WriteRefused as _WriteRefusedBase
 
 __all__ = ["KubeErrorKind", "KubeError", "KubeWriteRefused", "translate"]
 
@@ -46,7 +46,7 @@ def _status_message(e: Any, limit: int = 500) -> str:
 
 def _redacted(text: str) -> str:
     try:
-        import guardrails
+        from workload_diagnose import guardrails
 
         return guardrails.sanitize_text(text).text
     except ImportError:  # pragma: no cover - guardrails ships with this package

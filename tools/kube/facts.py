@@ -9,7 +9,7 @@ from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, Field
 
-from tools.timeutil import as_utc
+from workload_diagnose.tools.timeutil import as_utc
 
 __all__ = ["GPU_RESOURCE", "Condition", "ContainerFacts", "PodFacts", "LogExcerpt", "KubeEvent", "Taint",
            "NodeFacts", "describe_pod_cmd", "logs_cmd", "events_cmd", "describe_node_cmd"]
@@ -145,7 +145,7 @@ class _Cleaner:
     """Runs every free-text string through guardrails and collects the injection findings."""
 
     def __init__(self, location: str = "") -> None:
-        import guardrails  # lazy: imported when the first object is converted, not at module import
+        from workload_diagnose import guardrails  # lazy: imported when the first object is converted, not at module import
 
         self._sanitize = guardrails.sanitize_text
         self.location = location
@@ -278,7 +278,7 @@ def _pod_facts(pod: Any) -> PodFacts:
 
 def _pod_manifest(api_client: Any, pod: Any) -> dict[str, Any]:
     """The pod as JSON (the API's own field names), without managedFields and annotations, redacted."""
-    import guardrails
+    from workload_diagnose import guardrails
 
     doc = api_client.sanitize_for_serialization(pod) or {}
     md = {k: v for k, v in (doc.get("metadata") or {}).items() if k not in ("managedFields", "annotations")}

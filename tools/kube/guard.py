@@ -14,7 +14,7 @@ import threading
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from tools.kube.errors import KubeWriteRefused
+from workload_diagnose.tools.kube.errors import KubeWriteRefused
 
 __all__ = ["CONNECT_TIMEOUT_S", "READ_TIMEOUT_S", "check_read_request", "ReadOnlyRESTClient", "ReadOnlyApiClient"]
 

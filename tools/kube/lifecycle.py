@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from tools.kube import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, KubeError, KubeReader, KubeWriteRefused
-from tools.kube.errors import translate
+from workload_diagnose.tools.kube import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, KubeError, KubeReader, KubeWriteRefused
+from workload_diagnose.tools.kube.errors import translate
 
 __all__ = ["LifecycleReader", "ReadCall", "KUEUE_GROUP", "KUEUE_VERSIONS", "RAY_GROUP", "DRA_GROUP", "check_name", "LIST_LIMIT"]
 
@@ -218,7 +218,7 @@ def _custom(group: str, version: str, ns: str, plural: str, name: str | None = N
 
 
 def _sanitize(doc: Any) -> tuple[Any, list]:
-    import guardrails
+    from workload_diagnose import guardrails
 
     return guardrails.sanitize_value(doc)
 

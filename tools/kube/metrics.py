@@ -29,7 +29,7 @@ from urllib.parse import quote, urlsplit
 
 import urllib3
 
-from tools.kube import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, KubeError, KubeWriteRefused
+from workload_diagnose.tools.kube import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, KubeError, KubeWriteRefused
 
 DISCOVERY_SELECTORS = ("app.kubernetes.io/name=dcgm-exporter", "app=nvidia-dcgm-exporter")
 DEFAULT_PORT = 9400
@@ -244,6 +244,6 @@ class DcgmProfileReader:
 
 
 def _call(request: str, status: int | None):
-    from tools.kube.lifecycle import ReadCall
+    from workload_diagnose.tools.kube.lifecycle import ReadCall
 
     return ReadCall(request, status)

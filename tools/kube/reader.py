@@ -18,13 +18,13 @@ from typing import Any
 
 import urllib3
 
-from tools.kube import plugins
-from tools.kube.custom import CustomObjectReads
-from tools.kube.errors import KubeError, KubeWriteRefused
-from tools.kube.errors import _redacted, translate
-from tools.kube.facts import KubeEvent, LogExcerpt, NodeFacts, PodFacts, logs_cmd
-from tools.kube.facts import _Cleaner, _event_facts, _event_sort_key, _g, _node_facts, _pod_facts, _pod_manifest
-from tools.kube.guard import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, ReadOnlyApiClient, _kube_client
+from workload_diagnose.tools.kube import plugins
+from workload_diagnose.tools.kube.custom import CustomObjectReads
+from workload_diagnose.tools.kube.errors import KubeError, KubeWriteRefused
+from workload_diagnose.tools.kube.errors import _redacted, translate
+from workload_diagnose.tools.kube.facts import KubeEvent, LogExcerpt, NodeFacts, PodFacts, logs_cmd
+from workload_diagnose.tools.kube.facts import _Cleaner, _event_facts, _event_sort_key, _g, _node_facts, _pod_facts, _pod_manifest
+from workload_diagnose.tools.kube.guard import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, ReadOnlyApiClient, _kube_client
 
 __all__ = ["LIST_LIMIT", "MAX_LIST_PAGES", "LOG_CHUNK_BYTES", "DEFAULT_TAIL_LINES", "DEFAULT_LIMIT_BYTES",
            "MAX_LOG_LINE_CHARS", "WORKLOAD_LABEL_KEYS", "KubeReader", "kubeconfig_for"]

@@ -10,9 +10,9 @@
 * :mod:`tools.runai.errors` — :class:`InvalidInput`, :class:`ApiUnavailable`, :class:`ApiAuthError`.
 * :mod:`tools.runai.ids` — :func:`check_id` / :func:`check_name`.
 """
-from tools.runai.errors import ApiAuthError, ApiUnavailable, InvalidInput
-from tools.runai.ids import check_id, check_name
-from tools.runai.models import (
+from workload_diagnose.tools.runai.errors import ApiAuthError, ApiUnavailable, InvalidInput
+from workload_diagnose.tools.runai.ids import check_id, check_name
+from workload_diagnose.tools.runai.models import (
     OOM_METRICS,
     Condition,
     Event,
@@ -27,10 +27,10 @@ from tools.runai.models import (
     Workload,
     WorkloadStatus,
 )
-from tools.runai.parse import SPEC_PATH_BY_KIND, spec_kind_path
-from tools.runai.rest import RunaiClient
-from tools.runai.source import FleetSource, RunaiSource
-from tools.timeutil import iso, parse_time
+from workload_diagnose.tools.runai.parse import SPEC_PATH_BY_KIND, spec_kind_path
+from workload_diagnose.tools.runai.rest import RunaiClient
+from workload_diagnose.tools.runai.source import FleetSource, RunaiSource
+from workload_diagnose.tools.timeutil import iso, parse_time
 
 __all__ = [
     "ApiAuthError", "ApiUnavailable", "InvalidInput", "check_id", "check_name",

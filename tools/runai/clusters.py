@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tools.base import ErrorKind, ToolFailure, ToolResult, ToolStatus
-from tools.runai.errors import ApiUnavailable
-from tools.runai.ids import check_name
-from tools.runai.source import ClusterSource
+from workload_diagnose.tools.base import ErrorKind, ToolFailure, ToolResult, ToolStatus
+from workload_diagnose.tools.runai.errors import ApiUnavailable
+from workload_diagnose.tools.runai.ids import check_name
+from workload_diagnose.tools.runai.source import ClusterSource
 
 __all__ = ["Cluster", "ClusterMatch", "list_clusters", "resolve_cluster_name"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from tools.base import ToolResult
-from tools.runai.models import Workload
+from workload_diagnose.tools.base import ToolResult
+from workload_diagnose.tools.runai.models import Workload
 
 __all__ = ["WorkloadReads", "STANDS_IN_PHASES"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from tools.runai.errors import InvalidInput
+from workload_diagnose.tools.runai.errors import InvalidInput
 
 __all__ = ["check_name", "check_id"]
 

@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tools.base import ErrorKind, ToolFailure
-from tools.runai.models import Event, HistoryRecord, MetricSample, MetricSeries, PhaseUpdate, Skips, field_problem
-from tools.timeutil import parse_time
+from workload_diagnose.tools.base import ErrorKind, ToolFailure
+from workload_diagnose.tools.runai.models import Event, HistoryRecord, MetricSample, MetricSeries, PhaseUpdate, Skips, field_problem
+from workload_diagnose.tools.timeutil import parse_time
 
 __all__ = ["SPEC_PATH_BY_KIND", "spec_kind_path", "MAX_JSON_DEPTH", "load_json", "json_kind", "metric_series",
            "history_record", "history_page"]

@@ -14,16 +14,16 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
-from tools.runai.errors import InvalidInput
-from tools.runai.source import RunaiSource
+from workload_diagnose.tools.runai.errors import InvalidInput
+from workload_diagnose.tools.runai.source import RunaiSource
 
 __all__ = ["SOURCES", "Setting", "SourceSpec", "SourceSettings", "names", "spec", "specs", "check_name", "help_text",
            "metavar", "open_source", "missing", "require", "source_env", "NOT_CONFIGURED"]
 
 #: name -> the module whose ``SOURCE`` is that source's :class:`SourceSpec` (imported when first asked for)
 SOURCES: dict[str, str] = {
-    "rest": "tools.runai.rest.spec",
-    "mcp": "tools.runai.mcp.spec",
+    "rest": "workload_diagnose.tools.runai.rest.spec",
+    "mcp": "workload_diagnose.tools.runai.mcp.spec",
 }
 
 NOT_CONFIGURED = "http://runai-url-not-configured.invalid"
@@ -164,7 +164,7 @@ def open_source(name: str, settings: SourceSettings) -> RunaiSource:
     if why is not None:
         if settings.needed:
             raise InvalidInput(why)
-        from tools.runai.rest import RunaiClient
+        from workload_diagnose.tools.runai.rest import RunaiClient
 
         return RunaiClient(NOT_CONFIGURED, settings.client_id, settings.client_secret)
     return sp.build(settings)

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult, ToolStatus
+from workload_diagnose.tools.base import ErrorKind, Invocation, ToolFailure, ToolResult, ToolStatus
 
 __all__ = ["Absent", "tool_result", "no_spec"]
 

@@ -17,7 +17,7 @@ class Findings:
         self._lock = threading.Lock()
 
     def sanitize(self, body: Any) -> Any:
-        import guardrails
+        from workload_diagnose import guardrails
 
         clean, found = guardrails.sanitize_value(body)
         if found:

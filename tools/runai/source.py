@@ -40,8 +40,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-from tools.base import ToolResult
-from tools.runai.models import OOM_METRICS
+from workload_diagnose.tools.base import ToolResult
+from workload_diagnose.tools.runai.models import OOM_METRICS
 
 __all__ = ["RunaiSource", "FleetSource", "ClusterSource", "FLEET", "CLUSTERS", "CAPABILITIES"]
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from agent.model.limits import Limits
+from workload_diagnose.agent.model.limits import Limits
 
 if TYPE_CHECKING:
-    from tools.runai import RunaiSource
+    from workload_diagnose.tools.runai import RunaiSource
 
 
 @dataclass

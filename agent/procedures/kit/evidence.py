@@ -9,12 +9,12 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel
 
-from agent.evidence.common import event_signals, make_signals, quote
-from agent.evidence.rules import kinds_from_reason_message
-from agent.model.signals import Kind, Signal
-from tools.quantity import MAX_BYTES, fmt_bytes, invalid_quantity, parse_bytes
-from agent.model.time import parse_time, timestamp_problem
-from tools.runai import History, HistoryRecord, MetricSeries, Pod, SubmittedSpec, WorkloadStatus
+from workload_diagnose.agent.evidence.common import event_signals, make_signals, quote
+from workload_diagnose.agent.evidence.rules import kinds_from_reason_message
+from workload_diagnose.agent.model.signals import Kind, Signal
+from workload_diagnose.tools.quantity import MAX_BYTES, fmt_bytes, invalid_quantity, parse_bytes
+from workload_diagnose.agent.model.time import parse_time, timestamp_problem
+from workload_diagnose.tools.runai import History, HistoryRecord, MetricSeries, Pod, SubmittedSpec, WorkloadStatus
 
 S_STATUS, S_SPEC, S_PODS, S_HISTORY, S_METRICS = ("get_workload_status", "get_workload_spec", "get_workload_pods",
                                                   "get_workload_history", "get_workload_metrics")

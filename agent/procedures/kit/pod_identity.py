@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from agent.model.time import iso, parse_time
+from workload_diagnose.agent.model.time import iso, parse_time
 
 CLOCK_SKEW = timedelta(minutes=2)
 

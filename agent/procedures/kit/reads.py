@@ -2,11 +2,11 @@
 the reads whose failure ends the run."""
 from __future__ import annotations
 
-from agent.model.findings import Limitation, limitations
-from agent.procedures.kit.steps import Step
-from tools.base import ErrorKind, ToolResult, ToolStatus
-from tools.quantity import MAX_BYTES
-from tools.runai import ApiAuthError, ApiUnavailable
+from workload_diagnose.agent.model.findings import Limitation, limitations
+from workload_diagnose.agent.procedures.kit.steps import Step
+from workload_diagnose.tools.base import ErrorKind, ToolResult, ToolStatus
+from workload_diagnose.tools.quantity import MAX_BYTES
+from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable
 
 LABELS = {"spec": "submitted spec", "pods": "pods", "history": "history", "metrics": "metrics"}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.model.result import DiagnosisResult, EvidenceLine
-from agent.model.signals import Signal
+from workload_diagnose.agent.model.result import DiagnosisResult, EvidenceLine
+from workload_diagnose.agent.model.signals import Signal
 
 ORIGIN_ORDER = {"status": 0, "pods": 1, "history": 2, "kube": 3, "spec": 4}
 
@@ -39,7 +39,7 @@ def injections(runai: Any, kube: Any) -> list[EvidenceLine]:
 
 
 def final_redaction(res: DiagnosisResult) -> DiagnosisResult:
-    import guardrails
+    from workload_diagnose import guardrails
 
     data = res.model_dump(mode="json")
     clean = guardrails.redact_value(data)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from agent.model import phases
-from agent.model.outcomes import Stop
-from agent.model.signals import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS, Kind
-from agent.procedures.kit import stops
+from workload_diagnose.agent.model import phases
+from workload_diagnose.agent.model.outcomes import Stop
+from workload_diagnose.agent.model.signals import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS, Kind
+from workload_diagnose.agent.procedures.kit import stops
 
 
 def preempted(kinds: set | frozenset) -> bool:

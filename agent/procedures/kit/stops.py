@@ -1,7 +1,7 @@
 """Every early end of the Run:ai failed-workload procedure, worded once (the skill's stop and routing rules)."""
 from __future__ import annotations
 
-from agent.model.outcomes import Route, Stop
+from workload_diagnose.agent.model.outcomes import Route, Stop
 
 
 def missing_parameters(missing: list[str]) -> Stop:

@@ -8,18 +8,18 @@ not done, its owner and the next action, and never blame a later layer.
 """
 from __future__ import annotations
 
-from agent.procedures.spec import Command, ProcedureSpec, Tool
+from workload_diagnose.agent.procedures.spec import Command, ProcedureSpec, Tool
 
 SPEC = ProcedureSpec(
     name="lifecycle",
-    graph="agent.procedures.lifecycle.graph:build_graph",
+    graph="workload_diagnose.agent.procedures.lifecycle.graph:build_graph",
     kind="kube",
-    input="agent.procedures.lifecycle.state:LifecycleRequest",
-    output="agent.model.lifecycle:LifecycleResult",
-    command=Command(name="lifecycle", impl="agent.entrypoints.lifecycle_cmd:lifecycle"),
+    input="workload_diagnose.agent.procedures.lifecycle.state:LifecycleRequest",
+    output="workload_diagnose.agent.model.lifecycle:LifecycleResult",
+    command=Command(name="lifecycle", impl="workload_diagnose.agent.entrypoints.lifecycle_cmd:lifecycle"),
     tool=Tool(name="lifecycle_status", title="Lifecycle status of a Kueue/KubeRay run", use="Kueue/KubeRay runs",
               description="Walk the lifecycle layers of one Kubernetes Job or RayJob (Submitted, Kueue admission, "
                           "RayCluster, pod scheduling, DRA, image pull, init, start, Ready, RayJob status) and name "
                           "the first one that is not done, its owner and the next action; reads only (KUBECONFIG).",
-              impl="agent.procedures.lifecycle.api:status"),
+              impl="workload_diagnose.agent.procedures.lifecycle.api:status"),
 )

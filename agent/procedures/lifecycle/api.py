@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Literal
 
-from agent.model.lifecycle import LifecycleResult
-from agent.procedures import run
-from agent.procedures.lifecycle.context import Context
-from agent.procedures.lifecycle.nodes import LifecycleAuthError, LifecycleUnavailable
-from agent.procedures.lifecycle.state import LifecycleRequest
+from workload_diagnose.agent.model.lifecycle import LifecycleResult
+from workload_diagnose.agent.procedures import run
+from workload_diagnose.agent.procedures.lifecycle.context import Context
+from workload_diagnose.agent.procedures.lifecycle.nodes import LifecycleAuthError, LifecycleUnavailable
+from workload_diagnose.agent.procedures.lifecycle.state import LifecycleRequest
 
 __all__ = ["LifecycleAuthError", "LifecycleUnavailable", "LifecycleRequest", "refresh", "status"]
 
@@ -24,7 +24,7 @@ def refresh(request: LifecycleRequest, kube: Any, *, metrics: Any = None,
 def status(name: str, namespace: str, kind: Literal["auto", "job", "rayjob"] = "auto") -> LifecycleResult:
     """One refresh with a reader of ``KUBECONFIG`` (the MCP tool ``lifecycle_status``); raises ``KubeError`` or
     ``InvalidInput`` (one line each)."""
-    from tools.kube.lifecycle import LifecycleReader
+    from workload_diagnose.tools.kube.lifecycle import LifecycleReader
 
     reader = LifecycleReader.from_kubeconfig(None, None)
     try:

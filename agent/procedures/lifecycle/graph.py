@@ -23,9 +23,9 @@ from functools import lru_cache
 
 from langgraph.graph import END, START, StateGraph
 
-from agent.procedures.lifecycle import nodes as n
-from agent.procedures.lifecycle.context import Context
-from agent.procedures.lifecycle.state import Input, Output, State
+from workload_diagnose.agent.procedures.lifecycle import nodes as n
+from workload_diagnose.agent.procedures.lifecycle.context import Context
+from workload_diagnose.agent.procedures.lifecycle.state import Input, Output, State
 
 
 @lru_cache(maxsize=1)

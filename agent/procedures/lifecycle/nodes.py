@@ -11,12 +11,12 @@ from typing import Any, Callable
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from agent.model.findings import Call, Limitation
-from agent.procedures.kit import layers as ph
-from agent.procedures.lifecycle.context import Context
-from agent.procedures.lifecycle.state import State, Step
-from tools.kube import KubeError
-from tools.runai import ApiAuthError, ApiUnavailable
+from workload_diagnose.agent.model.findings import Call, Limitation
+from workload_diagnose.agent.procedures.kit import layers as ph
+from workload_diagnose.agent.procedures.lifecycle.context import Context
+from workload_diagnose.agent.procedures.lifecycle.state import State, Step
+from workload_diagnose.tools.kube import KubeError
+from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable
 
 
 class LifecycleAuthError(ApiAuthError):
@@ -247,13 +247,13 @@ def profile(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
     if not state.request.run_profile:
         return {}
-    from agent.procedures.lifecycle.profile import run_profile
+    from workload_diagnose.agent.procedures.lifecycle.profile import run_profile
 
     ctx.step("read the run profile")
     return run_profile(state, ctx)
 
 
 def report(state: State, runtime: Runtime[Context]) -> dict:
-    from agent.procedures.lifecycle.report import build_result
+    from workload_diagnose.agent.procedures.lifecycle.report import build_result
 
     return {"result": build_result(state)}

@@ -5,11 +5,11 @@ the run only when both its namespace and its pod label match one of the run's po
 """
 from __future__ import annotations
 
-from agent.model.findings import Call, Limitation
-from agent.procedures.kit import layers as ph
-from agent.procedures.lifecycle.context import Context
-from agent.procedures.lifecycle.state import State, Step
-from tools.kube import KubeError
+from workload_diagnose.agent.model.findings import Call, Limitation
+from workload_diagnose.agent.procedures.kit import layers as ph
+from workload_diagnose.agent.procedures.lifecycle.context import Context
+from workload_diagnose.agent.procedures.lifecycle.state import State, Step
+from workload_diagnose.tools.kube import KubeError
 
 UTIL, FB_USED = "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED"
 CUDA_REASON = ("dcgm-exporter's supported scalar metrics expose only aggregate device utilization, not compute "
@@ -41,9 +41,9 @@ def _stats(values: list[float], scale: float = 1.0, digits: int = 1) -> dict:
 
 
 def run_profile(state: State, ctx: Context) -> dict:
-    import guardrails
+    from workload_diagnose import guardrails
 
-    from tools.kube.metrics import parse_prometheus, sample_pod
+    from workload_diagnose.tools.kube.metrics import parse_prometheus, sample_pod
 
     m = ctx.metrics
     prof: dict = {"gpu_allocation": _allocation(state)}

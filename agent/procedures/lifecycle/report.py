@@ -1,12 +1,12 @@
 """The result and its text report: the first incomplete layer on line one, then the walk, notes and limitations."""
 from __future__ import annotations
 
-from agent.model import lifecycle as lc
-from agent.model.findings import ordered
-from agent.model.lifecycle import LifecycleResult, Phase, RunRef
-from agent.model.result import EvidenceLine, ToolCall
-from agent.procedures.kit.layers.text import layer_of, phase_lines
-from agent.procedures.lifecycle.state import State
+from workload_diagnose.agent.model import lifecycle as lc
+from workload_diagnose.agent.model.findings import ordered
+from workload_diagnose.agent.model.lifecycle import LifecycleResult, Phase, RunRef
+from workload_diagnose.agent.model.result import EvidenceLine, ToolCall
+from workload_diagnose.agent.procedures.kit.layers.text import layer_of, phase_lines
+from workload_diagnose.agent.procedures.lifecycle.state import State
 
 NOTE_ADMISSION = ("Kueue admission means quota was reserved, not that pods are running: the phases after it say "
                   "whether they are.")

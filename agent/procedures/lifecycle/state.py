@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from agent.model.findings import Added, Call, Limitation
-from agent.model.lifecycle import LifecycleResult, Phase
+from workload_diagnose.agent.model.findings import Added, Call, Limitation
+from workload_diagnose.agent.model.lifecycle import LifecycleResult, Phase
 
 
 class Step:

@@ -4,15 +4,15 @@
 """
 from __future__ import annotations
 
-from agent.procedures.spec import Command, ProcedureSpec, Route, Tool
+from workload_diagnose.agent.procedures.spec import Command, ProcedureSpec, Route, Tool
 
 SPEC = ProcedureSpec(
     name="runai_failed",
-    graph="agent.procedures.runai_failed.graph:build_graph",
+    graph="workload_diagnose.agent.procedures.runai_failed.graph:build_graph",
     kind="runai",
-    input="agent.model.request:DiagnosisRequest",
-    output="agent.model.result:DiagnosisResult",
-    report="agent.procedures.runai_failed.report:text_report",
+    input="workload_diagnose.agent.model.request:DiagnosisRequest",
+    output="workload_diagnose.agent.model.result:DiagnosisResult",
+    report="workload_diagnose.agent.procedures.runai_failed.report:text_report",
     command=Command(name="failed", help="Diagnose why one Run:ai workload failed (credentials: RUNAI_CLIENT_ID / "
                                         "RUNAI_CLIENT_SECRET)."),
     route=Route(path="/v1/diagnoses", summary="Diagnose one failed Run:ai workload", operation="diagnose",

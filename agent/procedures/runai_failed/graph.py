@@ -24,9 +24,9 @@ from functools import lru_cache
 
 from langgraph.graph import END, START, StateGraph
 
-from agent.procedures.runai_failed import nodes as n
-from agent.procedures.kit.context import Context
-from agent.procedures.runai_failed.state import Input, Output, State
+from workload_diagnose.agent.procedures.runai_failed import nodes as n
+from workload_diagnose.agent.procedures.kit.context import Context
+from workload_diagnose.agent.procedures.runai_failed.state import Input, Output, State
 
 
 @lru_cache(maxsize=1)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from agent.model.lifecycle import PodLayers
-from agent.model.signals import Kind, Signal
-from agent.procedures.kit import layers as ph
-from agent.procedures.kit.layers.text import layer_of, phase_lines
+from workload_diagnose.agent.model.lifecycle import PodLayers
+from workload_diagnose.agent.model.signals import Kind, Signal
+from workload_diagnose.agent.procedures.kit import layers as ph
+from workload_diagnose.agent.procedures.kit.layers.text import layer_of, phase_lines
 
 # what says the pod got as far as starting (scheduled / pulling / started) or failed while starting
 POD_START_KINDS = frozenset({Kind.POD_SCHEDULED, Kind.IMAGE_PULL, Kind.INIT_FAILED, Kind.MOUNT_FAILED,

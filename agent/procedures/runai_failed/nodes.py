@@ -11,22 +11,22 @@ from contextlib import nullcontext
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from agent.model import phases
-from agent.model.findings import Call, calls_of, limitations
-from agent.model.outcomes import Stop
-from agent.model.signals import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS, Signal, kinds_of
-from agent.model.time import iso, parse_time, timestamp_problem
-from agent.procedures.kit import evidence as ev
-from agent.procedures.kit import routing, stops
-from agent.procedures.kit.context import Context
-from agent.procedures.kit.reads import read_limitations
-from agent.procedures.runai_failed.recurrence import Episode, count_recurrence, episodes, split_current
-from agent.procedures.runai_failed.state import KubeEvidence, State, Step
-from agent.taxonomy import metrics_needed_by
-from agent.taxonomy.classifier import classify
-from agent.procedures.kit.reads import fatal_if_unreachable
-from tools.base import ToolStatus
-from tools.runai import ApiUnavailable, WorkloadStatus
+from workload_diagnose.agent.model import phases
+from workload_diagnose.agent.model.findings import Call, calls_of, limitations
+from workload_diagnose.agent.model.outcomes import Stop
+from workload_diagnose.agent.model.signals import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS, Signal, kinds_of
+from workload_diagnose.agent.model.time import iso, parse_time, timestamp_problem
+from workload_diagnose.agent.procedures.kit import evidence as ev
+from workload_diagnose.agent.procedures.kit import routing, stops
+from workload_diagnose.agent.procedures.kit.context import Context
+from workload_diagnose.agent.procedures.kit.reads import read_limitations
+from workload_diagnose.agent.procedures.runai_failed.recurrence import Episode, count_recurrence, episodes, split_current
+from workload_diagnose.agent.procedures.runai_failed.state import KubeEvidence, State, Step
+from workload_diagnose.agent.taxonomy import metrics_needed_by
+from workload_diagnose.agent.taxonomy.classifier import classify
+from workload_diagnose.agent.procedures.kit.reads import fatal_if_unreachable
+from workload_diagnose.tools.base import ToolStatus
+from workload_diagnose.tools.runai import ApiUnavailable, WorkloadStatus
 
 
 
@@ -260,7 +260,7 @@ def collect_conditional_evidence(state: State, runtime: Runtime[Context]) -> dic
         add({"kube": KubeEvidence(used=False), "limitations": limitations(
             Step.KUBE, f"Tier 2 Kubernetes evidence was needed ({why}) but is unavailable: {ctx.kube_unavailable}.")})
     elif why is not None:
-        from agent.procedures.runai_failed.tier2 import collect as tier2_collect
+        from workload_diagnose.agent.procedures.runai_failed.tier2 import collect as tier2_collect
 
         ctx.step("kubectl (read-only)")
         bounded = getattr(ctx.kube, "bounded_by", None)  # (a stand-in reader may not have it)
@@ -311,6 +311,6 @@ def _last_at(sigs: list[Signal]) -> str | None:
 
 
 def report(state: State, runtime: Runtime[Context]) -> dict:
-    from agent.procedures.runai_failed.report import build_result
+    from workload_diagnose.agent.procedures.runai_failed.report import build_result
 
     return {"result": build_result(state, runtime.context)}

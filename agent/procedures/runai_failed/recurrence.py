@@ -19,11 +19,11 @@ from datetime import timedelta
 
 from pydantic import BaseModel
 
-from agent.model.signals import Signal
-from agent.model.time import parse_time
-from agent.model import phases
-from agent.procedures.kit.evidence import HistoryItem
-from agent.taxonomy.classifier import classify
+from workload_diagnose.agent.model.signals import Signal
+from workload_diagnose.agent.model.time import parse_time
+from workload_diagnose.agent.model import phases
+from workload_diagnose.agent.procedures.kit.evidence import HistoryItem
+from workload_diagnose.agent.taxonomy.classifier import classify
 
 GAP = timedelta(minutes=30)
 

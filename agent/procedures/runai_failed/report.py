@@ -5,21 +5,21 @@ Missing values are stated as missing, never filled. The rendered text and the JS
 """
 from __future__ import annotations
 
-from agent.evidence.aggregate import EVIDENCE_CAP, INSTRUCTIONS_CAP, aggregate, cap
-from agent.model.findings import Limitation, limitations, ordered
-from agent.model.outcomes import Outcome
-from agent.model.request import DiagnosisRequest
-from agent.model.result import DiagnosisResult, EvidenceLine, RecurrenceOut, ToolCall, WorkloadRef
-from agent.model.signals import Kind
-from agent.model.time import iso
-from agent.procedures.kit import evidence as ev
-from agent.procedures.kit.context import Context
-from agent.procedures.kit.render import dedupe, final_redaction, injections, ordered_signals
-from agent.procedures.runai_failed.layers import report_lines as layer_lines
-from agent.procedures.runai_failed.state import State, Step
-from agent.taxonomy import RecoContext
-from tools.base import ToolResult
-from tools.quantity import fmt_bytes
+from workload_diagnose.agent.evidence.aggregate import EVIDENCE_CAP, INSTRUCTIONS_CAP, aggregate, cap
+from workload_diagnose.agent.model.findings import Limitation, limitations, ordered
+from workload_diagnose.agent.model.outcomes import Outcome
+from workload_diagnose.agent.model.request import DiagnosisRequest
+from workload_diagnose.agent.model.result import DiagnosisResult, EvidenceLine, RecurrenceOut, ToolCall, WorkloadRef
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.model.time import iso
+from workload_diagnose.agent.procedures.kit import evidence as ev
+from workload_diagnose.agent.procedures.kit.context import Context
+from workload_diagnose.agent.procedures.kit.render import dedupe, final_redaction, injections, ordered_signals
+from workload_diagnose.agent.procedures.runai_failed.layers import report_lines as layer_lines
+from workload_diagnose.agent.procedures.runai_failed.state import State, Step
+from workload_diagnose.agent.taxonomy import RecoContext
+from workload_diagnose.tools.base import ToolResult
+from workload_diagnose.tools.quantity import fmt_bytes
 
 def build_result(state: State, ctx: Context) -> DiagnosisResult:
     req = state.request

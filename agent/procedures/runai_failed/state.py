@@ -8,16 +8,16 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent.model.lifecycle import PodLayers
-from agent.model.findings import Added, Call, Limitation
-from agent.model.outcomes import Stop
-from agent.model.request import DiagnosisRequest
-from agent.model.result import DiagnosisResult
-from agent.model.signals import Signal
-from agent.procedures.kit.steps import Step  # noqa: F401  (the order of this procedure's findings)
-from agent.procedures.runai_failed.recurrence import Recurrence
-from agent.taxonomy.classifier import Verdict
-from tools.base import ToolResult
+from workload_diagnose.agent.model.lifecycle import PodLayers
+from workload_diagnose.agent.model.findings import Added, Call, Limitation
+from workload_diagnose.agent.model.outcomes import Stop
+from workload_diagnose.agent.model.request import DiagnosisRequest
+from workload_diagnose.agent.model.result import DiagnosisResult
+from workload_diagnose.agent.model.signals import Signal
+from workload_diagnose.agent.procedures.kit.steps import Step  # noqa: F401  (the order of this procedure's findings)
+from workload_diagnose.agent.procedures.runai_failed.recurrence import Recurrence
+from workload_diagnose.agent.taxonomy.classifier import Verdict
+from workload_diagnose.tools.base import ToolResult
 
 
 class KubeEvidence(BaseModel):

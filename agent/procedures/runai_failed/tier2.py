@@ -8,17 +8,17 @@ a stale same-name pod is a limitation, never evidence.
 """
 from __future__ import annotations
 
-from agent.evidence import kube as kev
-from agent.model.limits import Limits
-from agent.procedures.kit import evidence as ev
-from agent.procedures.runai_failed import layers
-from agent.procedures.kit.pod_identity import not_the_workloads_pod
-from agent.procedures.runai_failed.state import KubeEvidence, State
-from agent.taxonomy import reads_node
+from workload_diagnose.agent.evidence import kube as kev
+from workload_diagnose.agent.model.limits import Limits
+from workload_diagnose.agent.procedures.kit import evidence as ev
+from workload_diagnose.agent.procedures.runai_failed import layers
+from workload_diagnose.agent.procedures.kit.pod_identity import not_the_workloads_pod
+from workload_diagnose.agent.procedures.runai_failed.state import KubeEvidence, State
+from workload_diagnose.agent.taxonomy import reads_node
 
 
 def collect(kube, limits: Limits, state: State) -> KubeEvidence:
-    from tools.kube import KubeError
+    from workload_diagnose.tools.kube import KubeError
 
     out = KubeEvidence(used=True)
     st = state.status.data

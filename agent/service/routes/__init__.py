@@ -5,7 +5,7 @@ an OpenAPI security requirement only when auth is configured)."""
 from __future__ import annotations
 
 ROUTERS: tuple[str, ...] = (
-    "agent.service.routes.health",  # GET /healthz, /readyz, /metrics
-    "agent.service.routes.procedures",  # POST per registered procedure (/v1/diagnoses: runai_failed)
-    "agent.service.routes.chat",  # POST /v1/chat/{thread_id}/messages
+    "workload_diagnose.agent.service.routes.health",  # GET /healthz, /readyz, /metrics
+    "workload_diagnose.agent.service.routes.procedures",  # POST per registered procedure (/v1/diagnoses: runai_failed)
+    "workload_diagnose.agent.service.routes.chat",  # POST /v1/chat/{thread_id}/messages
 )

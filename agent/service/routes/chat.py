@@ -1,5 +1,5 @@
 """``POST /v1/chat/{thread_id}/messages`` ``{message}``: one turn of the chat assistant, answered with exactly the
-``workload-diagnose ask --json`` object (``agent.api.chat``).
+``workload-diagnose ask --json`` object (``agent.chat.api.chat``).
 
 The conversation lives in the service's chat store (``agent.service.chatstore``): PostgreSQL when
 ``WD_CHAT_POSTGRES_DSN`` is set, so any replica behind a load balancer continues any thread. A thread belongs to
@@ -15,9 +15,9 @@ from typing import Any, Callable
 from fastapi import APIRouter, Depends, Path, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.model.chat import ChatReply
-from agent.service.auth import Principal
-from agent.service.models import ERROR_RESPONSES
+from workload_diagnose.agent.model.chat import ChatReply
+from workload_diagnose.agent.service.auth import Principal
+from workload_diagnose.agent.service.models import ERROR_RESPONSES
 
 THREAD_ID = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
 MAX_MESSAGE_CHARS = 8000
@@ -46,7 +46,7 @@ def build(caller: Callable[..., Any]) -> APIRouter:
         key = f"{owner_key(principal)}.{thread_id}"
 
         def turn() -> ChatReply:
-            from agent.api import chat
+            from workload_diagnose.agent.chat.api import chat
 
             client = svc.upstream.source(principal.bearer)
             try:

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
-from agent.service.metrics import CONTENT_TYPE_LATEST
+from workload_diagnose.agent.service.metrics import CONTENT_TYPE_LATEST
 
 
 class Health(BaseModel):

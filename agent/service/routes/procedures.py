@@ -8,11 +8,11 @@ from typing import Any, Callable
 
 from fastapi import APIRouter, Depends, Request, Response
 
-from agent.procedures import specs
-from agent.procedures.spec import ProcedureSpec
-from agent.service import sse
-from agent.service.auth import Principal
-from agent.service.models import ERROR_RESPONSES, DiagnosisBody
+from workload_diagnose.agent.procedures import specs
+from workload_diagnose.agent.procedures.spec import ProcedureSpec
+from workload_diagnose.agent.service import sse
+from workload_diagnose.agent.service.auth import Principal
+from workload_diagnose.agent.service.models import ERROR_RESPONSES, DiagnosisBody
 
 
 def build(caller: Callable[..., Any]) -> APIRouter:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 
-from agent.model.signals import Kind
-from agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, VerdictLike
-from agent.taxonomy.vocabulary import APP_OOM, NONZERO, SIGKILL, SIGTERM, signal_name
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, VerdictLike
+from workload_diagnose.agent.taxonomy.vocabulary import APP_OOM, NONZERO, SIGKILL, SIGTERM, signal_name
 
 _APP_OOM = re.compile(APP_OOM, re.IGNORECASE)
 _GPU_WORDS = re.compile(r"\bCUDA\b|\bGPU\b|\bHIP\b|\bcuda|\bdevice\b", re.IGNORECASE)

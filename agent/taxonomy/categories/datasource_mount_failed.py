@@ -1,8 +1,8 @@
 """A volume / data source failed to mount (a claim, secret or config map it needs is missing or unattachable)."""
 from __future__ import annotations
 
-from agent.model.signals import Kind
-from agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, TriageGroup
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, TriageGroup
 
 RULES = (
     SignalRule("mount.reason_or_message", Kind.MOUNT_FAILED, on_reason_too=True,

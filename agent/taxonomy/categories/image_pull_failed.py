@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 
-from agent.model.signals import Kind
-from agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, TriageGroup, VerdictLike
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, TriageGroup, VerdictLike
 
 # the registry error classes, first match wins, each with the recommendation it needs
 _CLASSES: tuple[tuple[str, str], ...] = (

@@ -1,8 +1,8 @@
 """An init container exited non-zero (its state in the pod, or a system message saying so)."""
 from __future__ import annotations
 
-from agent.model.signals import Kind
-from agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule
 
 RULES = (
     SignalRule("init.message", Kind.INIT_FAILED, on_reason_too=True, exit_code_from_message=True,

@@ -1,8 +1,8 @@
 """The node failed or evicted the pod (NotReady, lost, shut down, pressure eviction)."""
 from __future__ import annotations
 
-from agent.model.signals import Kind
-from agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, TriageGroup
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, TriageGroup
 
 RULES = (
     SignalRule("node.reason_or_message", Kind.NODE_FAILURE, on_reason_too=True, detail="reason",

@@ -1,10 +1,10 @@
 """Killed by the kernel's out-of-memory killer (the CPU-memory limit): OOMKilled / OOMKilling."""
 from __future__ import annotations
 
-from agent.model.signals import Kind
-from agent.taxonomy.vocabulary import APP_OOM
-from agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule
-from tools.quantity import fmt_bytes
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.taxonomy.vocabulary import APP_OOM
+from workload_diagnose.agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule
+from workload_diagnose.tools.quantity import fmt_bytes
 
 # The kernel OOM killer as system components word it, never a mention of it in prose ("worker was OOMKilled earlier"):
 # the bare reason token as the whole message, "(OOMKilled)" / "reason: OOMKilled" after an exit code, Run:ai's

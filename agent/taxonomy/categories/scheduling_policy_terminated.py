@@ -1,8 +1,8 @@
 """Terminated by a scheduling, idle, duration or manual-stop policy; the detail names which."""
 from __future__ import annotations
 
-from agent.model.signals import Kind
-from agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, TriageGroup
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, TriageGroup
 
 # a scheduling wait in the same message ("exceeds the project's quota policy") is a wait, not a stop
 _WAIT = frozenset({Kind.SCHEDULING_WAIT})

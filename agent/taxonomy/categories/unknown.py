@@ -1,7 +1,7 @@
 """No supported category: no direct signal (an unexplained exit 137 or 143 is said so, never guessed)."""
 from __future__ import annotations
 
-from agent.taxonomy.record import Category, ChatWords, RecoContext, VerdictLike
+from workload_diagnose.agent.taxonomy.record import Category, ChatWords, RecoContext, VerdictLike
 
 
 def recommend(c: RecoContext) -> list[str]:

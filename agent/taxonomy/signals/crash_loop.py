@@ -1,7 +1,7 @@
 """CrashLoopBackOff / repeated restarts: a symptom, not a cause (an init container's becomes INIT_FAILED in
 ``agent.evidence.kube``)."""
-from agent.model.signals import Kind
-from agent.taxonomy.record import SignalRule, SignalSet
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.taxonomy.record import SignalRule, SignalSet
 
 SIGNAL = SignalSet(Kind.CRASH_LOOP, order=55, rules=(
     SignalRule("crash_loop.reason_or_message", Kind.CRASH_LOOP, on_reason_too=True,

@@ -1,7 +1,7 @@
 """Exit 137 (SIGKILL) without OOMKilled: unresolved until node or policy evidence explains it; never OOM."""
-from agent.model.signals import Kind
-from agent.taxonomy.vocabulary import SIGKILL
-from agent.taxonomy.record import SignalRule, SignalSet
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.taxonomy.vocabulary import SIGKILL
+from workload_diagnose.agent.taxonomy.record import SignalRule, SignalSet
 
 SIGNAL = SignalSet(Kind.EXIT_137, rules=(
     SignalRule("exit_137.exit_code", Kind.EXIT_137, exit_codes=frozenset({SIGKILL}), exit_code=SIGKILL,

@@ -1,7 +1,7 @@
 """Preemption: routed out of the failed-workload procedure before classification. A preemption notice is about
 preemption only, whatever else it mentions."""
-from agent.model.signals import Kind
-from agent.taxonomy.record import SignalRule, SignalSet
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.taxonomy.record import SignalRule, SignalSet
 
 SIGNAL = SignalSet(Kind.PREEMPTED, exclusive=True, order=1, rules=(
     # "Preempted" / "preempted by" (the skill's words). The bare noun "preemption" is NOT a preemption:

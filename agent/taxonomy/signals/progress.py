@@ -1,8 +1,8 @@
 """Progress: bound to a node, image pulled, container started. These reasons never carry a failure, whatever
 their message says ("Successfully assigned ns/pod to spot-preempted-pool-7"); they show the pod is past
 scheduling."""
-from agent.model.signals import Kind
-from agent.taxonomy.record import SignalRule, SignalSet
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.taxonomy.record import SignalRule, SignalSet
 
 SIGNAL = SignalSet(Kind.POD_SCHEDULED, exclusive=True, order=0, objects=frozenset({"Node"}), rules=(
     SignalRule("progress.reason", Kind.POD_SCHEDULED, detail="reason",

@@ -1,6 +1,6 @@
 """Waiting to be scheduled (Unschedulable, insufficient resources, quota): a wait, never a failure category."""
-from agent.model.signals import Kind
-from agent.taxonomy.record import SignalRule, SignalSet
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.taxonomy.record import SignalRule, SignalSet
 
 SIGNAL = SignalSet(Kind.SCHEDULING_WAIT, order=65, objects=frozenset({"PersistentVolumeClaim", "PersistentVolume"}),
                    rules=(

@@ -1,7 +1,7 @@
 """Exit 143 (SIGTERM): the system asked the container to stop; which system and why needs other evidence."""
-from agent.model.signals import Kind
-from agent.taxonomy.vocabulary import SIGTERM
-from agent.taxonomy.record import SignalRule, SignalSet
+from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.taxonomy.vocabulary import SIGTERM
+from workload_diagnose.agent.taxonomy.record import SignalRule, SignalSet
 
 SIGNAL = SignalSet(Kind.SIGTERM, rules=(
     SignalRule("sigterm.exit_code", Kind.SIGTERM, exit_codes=frozenset({SIGTERM}), exit_code=SIGTERM,

@@ -16,11 +16,11 @@ __all__ = ["READ_TOOLS", "McpCallRefused", "RunaiMcpSource"]
 
 def __getattr__(name: str) -> Any:
     if name in ("READ_TOOLS", "McpCallRefused"):
-        from tools.runai.mcp import allow
+        from workload_diagnose.tools.runai.mcp import allow
 
         return getattr(allow, name)
     if name == "RunaiMcpSource":
-        from tools.runai.mcp.source import RunaiMcpSource
+        from workload_diagnose.tools.runai.mcp.source import RunaiMcpSource
 
         return RunaiMcpSource
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.base import WriteRefused
+from workload_diagnose.tools.base import WriteRefused
 
 __all__ = ["READ_TOOLS", "SKILL_TOOLS", "METHODS", "McpCallRefused", "check_call", "check_message"]
 

@@ -13,8 +13,8 @@ import shlex
 from contextlib import asynccontextmanager
 from urllib.parse import urlsplit, urlunsplit
 
-from tools.runai.errors import InvalidInput
-from tools.runai.mcp.session import Connector
+from workload_diagnose.tools.runai.errors import InvalidInput
+from workload_diagnose.tools.runai.mcp.session import Connector
 
 __all__ = ["stdio_connector", "http_connector", "mcp_url", "Refused"]
 

@@ -17,9 +17,9 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Callable
 
-from tools.base import ErrorKind, ToolFailure
-from tools.deadline import Deadline
-from tools.runai.mcp.allow import check_call, check_message
+from workload_diagnose.tools.base import ErrorKind, ToolFailure
+from workload_diagnose.tools.deadline import Deadline
+from workload_diagnose.tools.runai.mcp.allow import check_call, check_message
 
 __all__ = ["McpSession", "Connector", "GuardedWriteStream", "MIN_CALL_SECONDS"]
 

@@ -30,18 +30,18 @@ import re
 from datetime import datetime
 from typing import Any, Callable
 
-from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult
-from tools.deadline import Deadline
-from tools.runai.errors import ApiAuthError, ApiUnavailable
-from tools.runai.ids import check_id, check_name
-from tools.runai.mcp.allow import SKILL_TOOLS
-from tools.runai.mcp.session import Connector, McpSession
-from tools.runai.models import (OOM_METRICS, Event, History, Pod, Skips, SubmittedSpec, Workload, WorkloadStatus,
+from workload_diagnose.tools.base import ErrorKind, Invocation, ToolFailure, ToolResult
+from workload_diagnose.tools.deadline import Deadline
+from workload_diagnose.tools.runai.errors import ApiAuthError, ApiUnavailable
+from workload_diagnose.tools.runai.ids import check_id, check_name
+from workload_diagnose.tools.runai.mcp.allow import SKILL_TOOLS
+from workload_diagnose.tools.runai.mcp.session import Connector, McpSession
+from workload_diagnose.tools.runai.models import (OOM_METRICS, Event, History, Pod, Skips, SubmittedSpec, Workload, WorkloadStatus,
                                 parse_lenient)
-from tools.runai.parse import history_page, metric_series, spec_kind_path
-from tools.runai.results import Absent, no_spec, tool_result
-from tools.runai.sanitize import Findings
-from tools.timeutil import iso
+from workload_diagnose.tools.runai.parse import history_page, metric_series, spec_kind_path
+from workload_diagnose.tools.runai.results import Absent, no_spec, tool_result
+from workload_diagnose.tools.runai.sanitize import Findings
+from workload_diagnose.tools.timeutil import iso
 
 __all__ = ["RunaiMcpSource", "request_text"]
 

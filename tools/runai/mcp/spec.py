@@ -3,8 +3,8 @@
 (:mod:`tools.runai.mcp.allow`). Its tools take no filter: it does not read the ``fleet`` capability."""
 from __future__ import annotations
 
-from tools.runai.errors import InvalidInput
-from tools.runai.registry import Setting, SourceSettings, SourceSpec
+from workload_diagnose.tools.runai.errors import InvalidInput
+from workload_diagnose.tools.runai.registry import Setting, SourceSettings, SourceSpec
 
 URL, TOKEN, COMMAND = "RUNAI_MCP_URL", "RUNAI_MCP_TOKEN", "RUNAI_MCP_COMMAND"
 
@@ -19,8 +19,8 @@ def _missing(s: SourceSettings) -> str | None:
 
 
 def _build(s: SourceSettings):
-    from tools.runai.mcp.connect import http_connector, stdio_connector
-    from tools.runai.mcp.source import RunaiMcpSource
+    from workload_diagnose.tools.runai.mcp.connect import http_connector, stdio_connector
+    from workload_diagnose.tools.runai.mcp.source import RunaiMcpSource
 
     if s.env.get(URL):
         connect, describe = http_connector(s.env[URL], s.env.get(TOKEN))

@@ -6,7 +6,7 @@
 * :mod:`tools.runai.rest.listing` — a fleet's listing by phase; :mod:`tools.runai.rest.paced` — 429 pacing.
 * :mod:`tools.runai.rest.pool` — the read pool; :mod:`tools.runai.rest.spec` — its registration.
 """
-from tools.runai.rest.client import RunaiClient
-from tools.runai.rest.wire import check_base_url, request_text
+from workload_diagnose.tools.runai.rest.client import RunaiClient
+from workload_diagnose.tools.runai.rest.wire import check_base_url, request_text
 
 __all__ = ["RunaiClient", "check_base_url", "request_text"]

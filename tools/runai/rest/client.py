@@ -16,22 +16,22 @@ from urllib.parse import quote
 
 import httpx
 
-from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult
-from tools.deadline import Deadline
-from tools.runai.errors import InvalidInput
-from tools.runai.ids import check_id, check_name
-from tools.runai.models import (OOM_METRICS, Event, History, HistoryRecord, MetricSeries, Pod, Skips, SubmittedSpec,
+from workload_diagnose.tools.base import ErrorKind, Invocation, ToolFailure, ToolResult
+from workload_diagnose.tools.deadline import Deadline
+from workload_diagnose.tools.runai.errors import InvalidInput
+from workload_diagnose.tools.runai.ids import check_id, check_name
+from workload_diagnose.tools.runai.models import (OOM_METRICS, Event, History, HistoryRecord, MetricSeries, Pod, Skips, SubmittedSpec,
                                 Workload, WorkloadStatus, parse_lenient)
-from tools.runai.parse import history_page, json_kind, metric_series, spec_kind_path
-from tools.runai.rest.listing import list_clusters, list_phase
-from tools.runai.rest.paced import PacedTransport
-from tools.runai.rest.pool import beside, inline
-from tools.runai.rest.token import Token
-from tools.runai.rest.wire import Wire, check_base_url
-from tools.runai.results import Absent, no_spec
-from tools.runai.sanitize import Findings
-from tools.timeutil import iso, parse_time
-from tools.transport import make_client
+from workload_diagnose.tools.runai.parse import history_page, json_kind, metric_series, spec_kind_path
+from workload_diagnose.tools.runai.rest.listing import list_clusters, list_phase
+from workload_diagnose.tools.runai.rest.paced import PacedTransport
+from workload_diagnose.tools.runai.rest.pool import beside, inline
+from workload_diagnose.tools.runai.rest.token import Token
+from workload_diagnose.tools.runai.rest.wire import Wire, check_base_url
+from workload_diagnose.tools.runai.results import Absent, no_spec
+from workload_diagnose.tools.runai.sanitize import Findings
+from workload_diagnose.tools.timeutil import iso, parse_time
+from workload_diagnose.tools.transport import make_client
 
 __all__ = ["RunaiClient"]
 

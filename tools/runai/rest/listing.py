@@ -16,10 +16,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult
-from tools.runai.ids import check_id, check_name
-from tools.runai.models import Workload
-from tools.timeutil import iso, parse_time
+from workload_diagnose.tools.base import ErrorKind, Invocation, ToolFailure, ToolResult
+from workload_diagnose.tools.runai.ids import check_id, check_name
+from workload_diagnose.tools.runai.models import Workload
+from workload_diagnose.tools.timeutil import iso, parse_time
 
 __all__ = ["list_phase", "list_clusters", "MAX_LIMIT"]
 
@@ -112,7 +112,7 @@ def list_phase(client: Any, *, cluster_id: str, phase: str, project: str | None 
 
 def list_clusters(client: Any) -> ToolResult:
     """``list_clusters`` (``data: list[Cluster]``) through the client's guarded GET."""
-    from tools.runai.clusters import Cluster
+    from workload_diagnose.tools.runai.clusters import Cluster
 
     def fn(get, invs: list[Invocation], notes: list[str]) -> list[Cluster]:
         body, inv = get(CLUSTERS)

@@ -19,8 +19,8 @@ class PacedTransport(httpx.BaseTransport):
 
     def __init__(self, inner: httpx.BaseTransport | None = None, *, max_pause: float = 30.0,
                  sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic):
-        from tools.deadline import Deadline
-        from tools.transport import network_transport
+        from workload_diagnose.tools.deadline import Deadline
+        from workload_diagnose.tools.transport import network_transport
 
         # the REST client's own network transport (TLS trust, bounded socket reads); each diagnosis keeps its own
         # deadline in its client, the fleet as a whole has none

@@ -2,8 +2,8 @@
 transport (:mod:`tools.transport`)."""
 from __future__ import annotations
 
-from tools.runai.registry import Setting, SourceSettings, SourceSpec
-from tools.runai.source import CLUSTERS, FLEET
+from workload_diagnose.tools.runai.registry import Setting, SourceSettings, SourceSpec
+from workload_diagnose.tools.runai.source import CLUSTERS, FLEET
 
 
 def _missing(s: SourceSettings) -> str | None:
@@ -11,7 +11,7 @@ def _missing(s: SourceSettings) -> str | None:
 
 
 def _build(s: SourceSettings):
-    from tools.runai.rest.client import RunaiClient
+    from workload_diagnose.tools.runai.rest.client import RunaiClient
 
     return RunaiClient(s.url, s.client_id, s.client_secret, timeout=s.timeout, transport=s.transport,
                        sleep=s.sleep, max_body_bytes=s.max_body_bytes, read_total=s.read_total,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tools.base import ToolFailure
-from tools.runai.errors import ApiAuthError, ApiUnavailable
+from workload_diagnose.tools.base import ToolFailure
+from workload_diagnose.tools.runai.errors import ApiAuthError, ApiUnavailable
 
 __all__ = ["Token"]
 

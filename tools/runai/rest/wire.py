@@ -9,10 +9,10 @@ from typing import Any, Callable
 
 import httpx
 
-from tools.base import ErrorKind, Invocation, ToolFailure, ToolResult
-from tools.runai.errors import InvalidInput
-from tools.runai.parse import load_json
-from tools.runai.results import Absent, tool_result
+from workload_diagnose.tools.base import ErrorKind, Invocation, ToolFailure, ToolResult
+from workload_diagnose.tools.runai.errors import InvalidInput
+from workload_diagnose.tools.runai.parse import load_json
+from workload_diagnose.tools.runai.results import Absent, tool_result
 
 __all__ = ["Wire", "request_text", "check_base_url"]
 
@@ -30,7 +30,7 @@ def check_base_url(url: str, origin: str = "--runai-url") -> str:
     credentials, query or fragment. InvalidInput (one line) otherwise."""
     from urllib.parse import urlsplit
 
-    import guardrails
+    from workload_diagnose import guardrails
 
     hint = "use http(s)://HOST[:PORT][/PATH-PREFIX], e.g. https://runai.example.com"
     text = (url or "").strip()

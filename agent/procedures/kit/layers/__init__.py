@@ -9,15 +9,15 @@ status and compute-release rules. :func:`walk` puts them in order.
 """
 from __future__ import annotations
 
-from agent.model.lifecycle import Phase
-from agent.procedures.kit.layers.common import (MAX_DETAIL, Snapshot, rayjob_failed, rayjob_succeeded,
+from workload_diagnose.agent.model.lifecycle import Phase
+from workload_diagnose.agent.procedures.kit.layers.common import (MAX_DETAIL, Snapshot, rayjob_failed, rayjob_succeeded,
                                                       run_ended, run_succeeded)
-from agent.procedures.kit.layers.dra import DRA_STUCK_AFTER, claim_refs, dra_allocation
-from agent.procedures.kit.layers.kueue import KUEUE_EVICTION_CONDITIONS, kueue_admission, submitted
-from agent.procedures.kit.layers.pods import (CONTAINER_FAILURES, IMAGE_PULL_FAILURES, NOT_STARTED,
+from workload_diagnose.agent.procedures.kit.layers.dra import DRA_STUCK_AFTER, claim_refs, dra_allocation
+from workload_diagnose.agent.procedures.kit.layers.kueue import KUEUE_EVICTION_CONDITIONS, kueue_admission, submitted
+from workload_diagnose.agent.procedures.kit.layers.pods import (CONTAINER_FAILURES, IMAGE_PULL_FAILURES, NOT_STARTED,
                                                     container_start, image_pull, init_containers, pod_scheduling,
                                                     ready)
-from agent.procedures.kit.layers.ray import compute_release, raycluster, rayjob_status
+from workload_diagnose.agent.procedures.kit.layers.ray import compute_release, raycluster, rayjob_status
 
 __all__ = ["CONTAINER_FAILURES", "DRA_STUCK_AFTER", "IMAGE_PULL_FAILURES", "KUEUE_EVICTION_CONDITIONS", "MAX_DETAIL",
            "NOT_STARTED", "Snapshot", "claim_refs", "compute_release", "container_start", "dra_allocation",

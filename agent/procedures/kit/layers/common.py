@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from agent.model import lifecycle as lc
-from agent.model.lifecycle import Phase
-from agent.model.result import EvidenceLine
+from workload_diagnose.agent.model import lifecycle as lc
+from workload_diagnose.agent.model.lifecycle import Phase
+from workload_diagnose.agent.model.result import EvidenceLine
 
 MAX_DETAIL = 240
 

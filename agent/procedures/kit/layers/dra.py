@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from agent.model import lifecycle as lc
-from agent.model.lifecycle import Phase
-from agent.model.result import EvidenceLine
-from agent.model.time import parse_time
-from agent.procedures.kit.layers.common import (Snapshot, _containers, _ev, _events_cmd, _events_of, _md,
+from workload_diagnose.agent.model import lifecycle as lc
+from workload_diagnose.agent.model.lifecycle import Phase
+from workload_diagnose.agent.model.result import EvidenceLine
+from workload_diagnose.agent.model.time import parse_time
+from workload_diagnose.agent.procedures.kit.layers.common import (Snapshot, _containers, _ev, _events_cmd, _events_of, _md,
                                                       _phase, _pod_name, _reason_text, _st, _torn_down, _unreadable)
 
 DRA_STUCK_AFTER = timedelta(seconds=30)

@@ -1,10 +1,10 @@
 """The rules of the run's own layers: Submitted (the Job or RayJob exists) and Kueue admission (its Workloads)."""
 from __future__ import annotations
 
-from agent.model import lifecycle as lc
-from agent.model.lifecycle import Phase
-from agent.model.result import EvidenceLine
-from agent.procedures.kit.layers.common import (Snapshot, _cond, _ev, _events_cmd, _events_of, _md, _phase,
+from workload_diagnose.agent.model import lifecycle as lc
+from workload_diagnose.agent.model.lifecycle import Phase
+from workload_diagnose.agent.model.result import EvidenceLine
+from workload_diagnose.agent.procedures.kit.layers.common import (Snapshot, _cond, _ev, _events_cmd, _events_of, _md, _phase,
                                                       _reason_text, _st, _true, _unreadable, run_ended)
 
 KUEUE_EVICTION_CONDITIONS = ("Evicted", "Preempted", "Requeued")

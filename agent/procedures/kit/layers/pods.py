@@ -4,10 +4,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from agent.model import lifecycle as lc
-from agent.model.lifecycle import Phase
-from agent.model.result import EvidenceLine
-from agent.procedures.kit.layers.common import (Snapshot, _assigned, _cond, _containers, _ev, _events_cmd,
+from workload_diagnose.agent.model import lifecycle as lc
+from workload_diagnose.agent.model.lifecycle import Phase
+from workload_diagnose.agent.model.result import EvidenceLine
+from workload_diagnose.agent.procedures.kit.layers.common import (Snapshot, _assigned, _cond, _containers, _ev, _events_cmd,
                                                       _events_of, _job_condition_true, _last_term, _one_line, _phase,
                                                       _pod_cmd, _pod_name, _reason_text, _st, _state, _torn_down,
                                                       _true, _unreadable, run_succeeded)

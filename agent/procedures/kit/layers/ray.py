@@ -1,12 +1,12 @@
 """The KubeRay rules: the RayCluster a RayJob creates, the RayJob's own status, and whether its pods release compute."""
 from __future__ import annotations
 
-from agent.model import lifecycle as lc
-from agent.model.lifecycle import Phase
-from agent.model.result import EvidenceLine
-from agent.procedures.kit.layers.common import (Snapshot, _ev, _one_line, _phase, _reason_text, _st, _true,
+from workload_diagnose.agent.model import lifecycle as lc
+from workload_diagnose.agent.model.lifecycle import Phase
+from workload_diagnose.agent.model.result import EvidenceLine
+from workload_diagnose.agent.procedures.kit.layers.common import (Snapshot, _ev, _one_line, _phase, _reason_text, _st, _true,
                                                       rayjob_failed, rayjob_succeeded, run_ended)
-from agent.procedures.kit.layers.pods import container_start, image_pull, init_containers, pod_scheduling
+from workload_diagnose.agent.procedures.kit.layers.pods import container_start, image_pull, init_containers, pod_scheduling
 
 SUBMITTER_LAYERS = (pod_scheduling, image_pull, init_containers, container_start)
 

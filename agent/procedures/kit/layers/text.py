@@ -2,8 +2,8 @@
 Run:ai report's pod walk print them alike)."""
 from __future__ import annotations
 
-from agent.model import lifecycle as lc
-from agent.model.lifecycle import Layer, Phase, first_incomplete
+from workload_diagnose.agent.model import lifecycle as lc
+from workload_diagnose.agent.model.lifecycle import Layer, Phase, first_incomplete
 
 MARKERS = {"done": "[x]", "active": "[>]", "warning": "[!]", "skipped": "[-]", "pending": "[ ]"}
 

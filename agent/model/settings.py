@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from tools.runai.registry import source_env
+from workload_diagnose.tools.runai.registry import source_env
 
 NO_KUBECONFIG = ("no kubeconfig was given: pass --kubeconfig PATH or set KUBECONFIG to a read-only kubeconfig to "
                  "turn Tier 2 on (~/.kube/config is never read implicitly)")
@@ -67,7 +67,7 @@ def make_kube(kubeconfig: str | None, use_kube: bool, settings: Settings | None 
     if not path:
         return None, NO_KUBECONFIG
     try:
-        from tools.kube import KubeReader
+        from workload_diagnose.tools.kube import KubeReader
 
         return KubeReader.from_kubeconfig(path), None
     except Exception as e:  # a broken kubeconfig is a limitation, not a crash
