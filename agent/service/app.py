@@ -1,7 +1,7 @@
 """``create_app(config)``: the FastAPI app of ``workload-diagnose serve``.
 
 One :class:`Service` per process (built in the lifespan): the Run:ai connection pool and token cache
-(``upstream``), the bounded runner, the metrics. Routes come from ``agent.service.routes.ROUTERS``.
+(``upstream``), the bounded runner, the metrics. Routes come from ``agent.service.routes.ROUTERS`` (every module of that package).
 """
 from __future__ import annotations
 

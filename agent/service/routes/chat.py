@@ -19,6 +19,8 @@ from workload_diagnose.agent.model.chat import ChatReply
 from workload_diagnose.agent.service.auth import Principal
 from workload_diagnose.agent.service.models import ERROR_RESPONSES
 
+ORDER = 30  # where these paths stand in the OpenAPI document (agent.service.routes)
+
 THREAD_ID = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
 MAX_MESSAGE_CHARS = 8000
 

@@ -12,6 +12,9 @@ from pydantic import BaseModel
 from workload_diagnose.agent.service.metrics import CONTENT_TYPE_LATEST
 
 
+ORDER = 10  # where these paths stand in the OpenAPI document (agent.service.routes)
+
+
 class Health(BaseModel):
     status: str
     detail: str | None = None

@@ -15,6 +15,9 @@ from workload_diagnose.agent.service.auth import Principal
 from workload_diagnose.agent.service.models import ERROR_RESPONSES, DiagnosisBody
 
 
+ORDER = 20  # where these paths stand in the OpenAPI document (agent.service.routes)
+
+
 def build(caller: Callable[..., Any]) -> APIRouter:
     router = APIRouter()
     for spec in specs().values():
