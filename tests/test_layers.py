@@ -141,3 +141,30 @@ def test_no_dead_code():
     p = subprocess.run([sys.executable, "-m", "vulture", *FOLDERS, "--min-confidence", "80"], capture_output=True,
                        text=True, timeout=300, cwd=str(REPO))
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-1000:]
+
+
+def _logic_lines(path: Path) -> int:
+    """Lines that hold code: not blank, not a comment, not a docstring."""
+    import io
+    import tokenize
+
+    src = path.read_text()
+    docs: set[int] = set()
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value,
+                                                                                                    str):
+                docs.update(range(first.lineno, first.end_lineno + 1))
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+    lines: set[int] = set()
+    for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+        if tok.type not in skip:
+            lines.update(n for n in range(tok.start[0], tok.end[0] + 1) if n not in docs)
+    return len(lines)
+
+
+def test_no_module_over_500_lines_of_logic():
+    big = {str(p.relative_to(REPO)): n for f in FOLDERS for p in sorted((REPO / f).rglob("*.py"))
+           if (n := _logic_lines(p)) > 500}
+    assert not big, big

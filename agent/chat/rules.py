@@ -6,6 +6,7 @@ The message is redacted and bounded (``parse.MAX_CHARS``) before any rule runs.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -49,14 +50,9 @@ class Rule:
         return out
 
 
-_CACHE: dict[str, re.Pattern] = {}
-
-
+@functools.cache
 def _compiled(p: str) -> re.Pattern:
-    rx = _CACHE.get(p)
-    if rx is None:
-        rx = _CACHE[p] = re.compile(p, re.IGNORECASE)
-    return rx
+    return re.compile(p, re.IGNORECASE)
 
 
 # ----------------------------------------------------------------------------------------- identifiers

@@ -8,6 +8,7 @@ rules; the classifier, report, chat and triage read the registry.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
@@ -146,11 +147,6 @@ class Category:
         return frozenset(r.kind for r in self.rules)
 
 
-_CACHE: dict[str, re.Pattern] = {}
-
-
+@functools.cache
 def _compiled(p: str) -> re.Pattern:
-    rx = _CACHE.get(p)
-    if rx is None:
-        rx = _CACHE[p] = re.compile(p, re.IGNORECASE)
-    return rx
+    return re.compile(p, re.IGNORECASE)
