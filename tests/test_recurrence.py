@@ -17,8 +17,8 @@ def evt(reason, msg, at):
 def run(records, category="OOM_KILLED", phase_updated_at=None):
     items = history_items(History(records=records, pages=1, reached_cutoff=False), ["job-a"])
     eps = episodes(items)
-    cur, past = split_current(eps, phase_updated_at)
-    return count_recurrence(category, cur, past, "7 days"), eps
+    _current, past = split_current(eps, phase_updated_at)
+    return count_recurrence(category, past, "7 days"), eps
 
 
 def test_phase_update_and_event_of_one_termination_count_once():

@@ -68,7 +68,7 @@ def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
     ctx.step("list_workloads")
     lr = ctx.runai.list_workloads(name=req.workload_name, cluster_id=req.cluster_id, project=req.project)
     fatal_if_unreachable(lr, "the workload list")
-    found = {"list_result": lr, "calls": calls_of(lr, Step.LIST),
+    found = {"calls": calls_of(lr, Step.LIST),
              "limitations": limitations(Step.LIST, *(f"{lr.tool}: {n}" for n in lr.notes))}
     if not lr.ok:
         return _end(stops.no_match(f"I could not list workloads named {req.workload_name!r}: what is the workload "
@@ -257,7 +257,7 @@ def collect_conditional_evidence(state: State, runtime: Runtime[Context]) -> dic
         add(fetch_metrics(state, runtime))
     why = verdict.tier2_reason
     if why is not None and ctx.kube is None:
-        add({"kube": KubeEvidence(used=False), "limitations": limitations(
+        add({"kube": KubeEvidence(), "limitations": limitations(
             Step.KUBE, f"Tier 2 Kubernetes evidence was needed ({why}) but is unavailable: {ctx.kube_unavailable}.")})
     elif why is not None:
         from workload_diagnose.agent.procedures.runai_failed.tier2 import collect as tier2_collect
@@ -282,11 +282,10 @@ def classify_failure(state: State) -> Command:
         return _end(stops.preempted("kube"))
     verdict = state.verdict
     past = [Episode(start=None, end=_last_at(s), signals=s) for s in state.past_episode_signals]
-    current = Episode(start=None, end=state.current_episode_end, signals=sigs)
     req = state.request
     when = _failure_time(state)
     outside = when is not None and when < req.cutoff
-    rec = count_recurrence(verdict.category, current, past, req.lookback_text, current_in_window=not outside)
+    rec = count_recurrence(verdict.category, past, req.lookback_text, current_in_window=not outside)
     update: dict = {"recurrence": rec}
     if outside:
         update["limitations"] = limitations(

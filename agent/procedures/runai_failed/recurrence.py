@@ -88,23 +88,15 @@ class Recurrence(BaseModel):
     count: int
     lookback: str
     recurring: bool
-    occurrences: list[str]  # when each counted occurrence ended (or started), for the report
     current_in_window: bool = True  # False: the diagnosed failure is older than the lookback window
 
 
-def count_recurrence(category: str, current: Episode | None, past: list[Episode], lookback: str, *,
+def count_recurrence(category: str, past: list[Episode], lookback: str, *,
                      current_in_window: bool = True) -> Recurrence:
     """Distinct occurrences of ``category`` in the window: the current failure (when it is inside the window) plus
     matching past episodes."""
-    when = []
-    for ep in past:
-        if ep.category() == category:
-            when.append(ep.end or ep.start or "time not recorded")
-    n = len(when) + (1 if current_in_window else 0)
-    if current_in_window:
-        when.append((current.end or current.start) if current and (current.end or current.start) else "current")
-    return Recurrence(count=n, lookback=lookback, recurring=n >= 2, occurrences=when,
-                      current_in_window=current_in_window)
+    n = sum(1 for ep in past if ep.category() == category) + (1 if current_in_window else 0)
+    return Recurrence(count=n, lookback=lookback, recurring=n >= 2, current_in_window=current_in_window)
 
 
 def split_current(eps: list[Episode], phase_updated_at: str | None) -> tuple[Episode | None, list[Episode]]:

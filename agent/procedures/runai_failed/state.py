@@ -23,7 +23,6 @@ from workload_diagnose.tools.base import ToolResult
 class KubeEvidence(BaseModel):
     """What Tier 2 (read-only Kubernetes) contributed."""
 
-    used: bool = False
     namespace: str | None = None
     signals: list[Signal] = Field(default_factory=list)
     lines: list[tuple[str, str]] = Field(default_factory=list)  # (source, text) context lines
@@ -46,7 +45,6 @@ class Output(BaseModel):
 class State(BaseModel):
     request: DiagnosisRequest
     # Step 1: resolution and phase
-    list_result: ToolResult | None = None
     selected_id: str | None = None
     status: ToolResult | None = None
     # Step 2/3/4 reads (written by parallel nodes: one key each)

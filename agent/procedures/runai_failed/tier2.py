@@ -20,7 +20,7 @@ from workload_diagnose.agent.taxonomy import reads_node
 def collect(kube, limits: Limits, state: State) -> KubeEvidence:
     from workload_diagnose.tools.kube import KubeError
 
-    out = KubeEvidence(used=True)
+    out = KubeEvidence()
     st = state.status.data
     w = st.workload
     pods = state.pods.data if state.pods and state.pods.ok else []
