@@ -225,7 +225,8 @@ def test_one_time_parser_for_the_whole_project():
     import workload_diagnose.tools.runai
     from workload_diagnose.tools import timeutil
 
-    assert tools.runai.parse_time is timeutil.parse_time and tools.runai.iso is timeutil.iso
+    assert (workload_diagnose.tools.runai.parse_time is timeutil.parse_time
+            and workload_diagnose.tools.runai.iso is timeutil.iso)
     assert timeutil.parse_time("2026-11-20T12:00:00Z") == NOW
     assert timeutil.parse_time("2026-11-20 12:00:00") == NOW  # naive and space-separated: UTC
     assert timeutil.parse_time("2026-11-20T13:00:00+01:00") == NOW
