@@ -23,7 +23,7 @@ from workload_diagnose.tools.runai.ids import check_id, check_name
 from workload_diagnose.tools.runai.models import (OOM_METRICS, Event, History, HistoryRecord, MetricSeries, Pod, Skips, SubmittedSpec,
                                 Workload, WorkloadStatus, parse_lenient)
 from workload_diagnose.tools.runai.parse import history_page, json_kind, metric_series, spec_kind_path
-from workload_diagnose.tools.runai.rest.listing import list_clusters, list_phase
+from workload_diagnose.tools.runai.rest.listing import list_clusters, list_phase, workload_pages
 from workload_diagnose.tools.runai.rest.paced import PacedTransport
 from workload_diagnose.tools.runai.rest.pool import beside, inline
 from workload_diagnose.tools.runai.rest.token import Token
@@ -147,33 +147,15 @@ class RunaiClient(Wire, Token):
             out: list[Workload] = []
             ids: set[str] = set()
             skips = Skips("listed workloads")
-            offset = 0
-            seen: set[int] = set()
-            for _ in range(self.max_pages):
-                params = [("filterBy", f"name=={name}"), ("filterBy", f"clusterId=={cluster_id}"),
-                          ("filterBy", f"projectName=={project}"), ("sortBy", "phaseUpdatedAt"),
-                          ("sortOrder", "desc"), ("offset", str(offset)), ("limit", str(self.page_limit))]
-                body, inv = get("/api/v1/workloads", params)
-                invs.append(inv)
-                if not isinstance(body, dict) or not isinstance(body.get("workloads"), list):
-                    raise ToolFailure(ErrorKind.MALFORMED, "GET /api/v1/workloads: no 'workloads' list")
+            filters = [f"name=={name}", f"clusterId=={cluster_id}", f"projectName=={project}"]
+            for page in workload_pages(get, filters, self.page_limit, self.max_pages, invs, notes):
                 # The server's filter is authoritative, but only exact matches are ever used.
-                for wl in skips.parse(Workload, body["workloads"]):
+                for wl in skips.parse(Workload, page):
                     if wl.id in ids:
                         continue  # a page served twice (a server that repeats pages): one candidate, probed once
                     if wl.name == name and wl.projectName == project and wl.clusterId == cluster_id:
                         ids.add(wl.id)
                         out.append(wl)
-                nxt = body.get("next")
-                if nxt is None or not body["workloads"]:
-                    break
-                if not isinstance(nxt, int) or nxt <= offset or nxt in seen:
-                    notes.append(f"pagination stopped: the server returned next={nxt!r} after offset {offset}")
-                    break
-                seen.add(nxt)
-                offset = nxt
-            else:
-                notes.append(f"pagination stopped after {self.max_pages} pages")
             notes[:0] = skips.note()
             return out
 

@@ -12,7 +12,7 @@ createdAt, domain, version, status, lastLiveness, ...}`` (Run:ai REST API, "Get 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from pydantic import ValidationError
 
@@ -21,11 +21,37 @@ from workload_diagnose.tools.runai.ids import check_id, check_name
 from workload_diagnose.tools.runai.models import Workload
 from workload_diagnose.tools.timeutil import iso, parse_time
 
-__all__ = ["list_phase", "list_clusters", "MAX_LIMIT"]
+__all__ = ["list_phase", "list_clusters", "workload_pages", "MAX_LIMIT"]
 
 CLUSTERS = "/api/v1/clusters"
 
 MAX_LIMIT = 500  # the OpenAPI maximum of ``limit``: the fewest list calls per workload
+
+
+def workload_pages(get: Callable, filters: list[str], limit: int, max_pages: int, invs: list[Invocation],
+                   notes: list[str], *, what: str = "pagination", exhausted: str = "") -> Iterator[list]:
+    """The raw ``workloads`` of each page of ``GET /api/v1/workloads`` with ``filters``, newest phase update first,
+    following ``next`` for at most ``max_pages`` pages. A ``next`` that does not move forward ends the walk with a
+    note (``what`` names the walk in it), as does the last page allowed (``exhausted`` adds why that matters)."""
+    offset = 0
+    seen: set[int] = set()
+    for _ in range(max_pages):
+        params = [("filterBy", f) for f in filters] + [("sortBy", "phaseUpdatedAt"), ("sortOrder", "desc"),
+                                                       ("offset", str(offset)), ("limit", str(limit))]
+        body, inv = get("/api/v1/workloads", params)
+        invs.append(inv)
+        if not isinstance(body, dict) or not isinstance(body.get("workloads"), list):
+            raise ToolFailure(ErrorKind.MALFORMED, "GET /api/v1/workloads: no 'workloads' list")
+        yield body["workloads"]
+        nxt = body.get("next")
+        if nxt is None or not body["workloads"]:
+            return
+        if not isinstance(nxt, int) or nxt <= offset or nxt in seen:
+            notes.append(f"{what} stopped: the server returned next={nxt!r} after offset {offset}")
+            return
+        seen.add(nxt)
+        offset = nxt
+    notes.append(f"{what} stopped after {max_pages} pages{exhausted}")
 
 
 def list_phase(client: Any, *, cluster_id: str, phase: str, project: str | None = None,
@@ -61,16 +87,10 @@ def list_phase(client: Any, *, cluster_id: str, phase: str, project: str | None 
     def fn(get, invs: list[Invocation], notes: list[str]) -> list[Workload]:
         out: list[Workload] = []
         ids: set[str] = set()
-        offset, dropped, bad = 0, 0, 0
-        seen: set[int] = set()
-        for _ in range(max_pages):
-            params = [("filterBy", f) for f in filters] + [("sortBy", "phaseUpdatedAt"), ("sortOrder", "desc"),
-                                                           ("offset", str(offset)), ("limit", str(limit))]
-            body, inv = get("/api/v1/workloads", params)
-            invs.append(inv)
-            if not isinstance(body, dict) or not isinstance(body.get("workloads"), list):
-                raise ToolFailure(ErrorKind.MALFORMED, "GET /api/v1/workloads: no 'workloads' list")
-            for raw in body["workloads"]:
+        dropped, bad = 0, 0
+        for page in workload_pages(get, filters, limit, max_pages, invs, notes, what=f"pagination of phase {phase}",
+                                   exhausted=f" of {limit}: older workloads in the window were not listed"):
+            for raw in page:
                 try:
                     w = Workload.model_validate(raw)
                 except ValidationError:
@@ -83,18 +103,6 @@ def list_phase(client: Any, *, cluster_id: str, phase: str, project: str | None 
                     continue
                 ids.add(w.id)
                 out.append(w)
-            nxt = body.get("next")
-            if nxt is None or not body["workloads"]:
-                break
-            if not isinstance(nxt, int) or nxt <= offset or nxt in seen:
-                notes.append(f"pagination of phase {phase} stopped: the server returned next={nxt!r} after offset "
-                             f"{offset}")
-                break
-            seen.add(nxt)
-            offset = nxt
-        else:
-            notes.append(f"pagination of phase {phase} stopped after {max_pages} pages of {limit}: older workloads "
-                         "in the window were not listed")
         if dropped:
             notes.append(f"{dropped} listed workload(s) did not match the requested filters and were left out")
         if bad:
