@@ -6,35 +6,68 @@ redacted when it was read.
 """
 from __future__ import annotations
 
-from enum import Enum
+import re
+from typing import ClassVar
 
-from pydantic import BaseModel
-
-
-class Kind(str, Enum):
-    OOM = "oom"  # OOMKilled / OOMKilling: direct OOM signal
-    EXIT_137 = "exit_137"  # SIGKILL without OOMKilled: unresolved until a cause is found
-    IMAGE_PULL = "image_pull"
-    INIT_FAILED = "init_failed"  # non-zero init-container exit
-    MOUNT_FAILED = "mount_failed"
-    APP_EXIT = "app_exit"  # non-zero main-container exit without a system signal
-    SIGTERM = "sigterm"  # exit 143: the system asked the container to stop
-    NODE_FAILURE = "node_failure"  # eviction / NotReady / node lost
-    POLICY_STOP = "policy_stop"  # idle timeout / max duration / manual stop / policy
-    PREEMPTED = "preempted"
-    SCHEDULING_WAIT = "scheduling_wait"  # Unschedulable / waiting for resources
-    CRASH_LOOP = "crash_loop"  # CrashLoopBackOff / repeated restarts: a symptom, not a cause
-    POD_ERROR = "pod_error"  # k8sPhase Error / failed pod without a cause
-    POD_SCHEDULED = "pod_scheduled"  # progress: bound to a node / pulling / started (past scheduling; not a failure)
+from pydantic import BaseModel, GetCoreSchemaHandler
+from pydantic_core import core_schema
 
 
-# Signals that make a Pending workload in scope ("direct failed-pod signal").
-DIRECT_FAILURE_KINDS = frozenset({Kind.OOM, Kind.EXIT_137, Kind.IMAGE_PULL, Kind.INIT_FAILED, Kind.MOUNT_FAILED,
-                                  Kind.APP_EXIT, Kind.CRASH_LOOP, Kind.POD_ERROR})
-# Signals that confirm a Running workload's CrashLoopBackOff / repeated container crashes.
-CRASH_CONFIRMING_KINDS = frozenset({Kind.CRASH_LOOP, Kind.OOM, Kind.APP_EXIT, Kind.EXIT_137})
-# Symptoms kept as supporting evidence of an UNKNOWN verdict.
-UNEXPLAINED_KINDS = frozenset({Kind.EXIT_137, Kind.SIGTERM, Kind.POD_ERROR, Kind.CRASH_LOOP})
+class Kind(str):
+    """A signal kind: a short lower-case name. The constants below are the kinds the procedures and the taxonomy's
+    records share; a category record may declare its own (``Kind("gpu_fault")``) without a line here. Which kinds
+    make a Pending workload in scope, confirm a crash loop or stay unexplained is declared on the records
+    (``agent.taxonomy.registry``)."""
+    __slots__ = ()
+
+    OOM: ClassVar[Kind]
+    EXIT_137: ClassVar[Kind]
+    IMAGE_PULL: ClassVar[Kind]
+    INIT_FAILED: ClassVar[Kind]
+    MOUNT_FAILED: ClassVar[Kind]
+    APP_EXIT: ClassVar[Kind]
+    SIGTERM: ClassVar[Kind]
+    NODE_FAILURE: ClassVar[Kind]
+    POLICY_STOP: ClassVar[Kind]
+    PREEMPTED: ClassVar[Kind]
+    SCHEDULING_WAIT: ClassVar[Kind]
+    CRASH_LOOP: ClassVar[Kind]
+    POD_ERROR: ClassVar[Kind]
+    POD_SCHEDULED: ClassVar[Kind]
+
+    def __new__(cls, value: str) -> Kind:
+        if not isinstance(value, str) or not _NAME.fullmatch(value):
+            raise ValueError(f"not a signal kind name: {value!r}")
+        return super().__new__(cls, value)
+
+    @property
+    def value(self) -> str:
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        return f"Kind({self.value!r})"
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(
+            cls, core_schema.str_schema(), serialization=core_schema.plain_serializer_function_ser_schema(str))
+
+
+_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+Kind.OOM = Kind("oom")  # OOMKilled / OOMKilling: direct OOM signal
+Kind.EXIT_137 = Kind("exit_137")  # SIGKILL without OOMKilled: unresolved until a cause is found
+Kind.IMAGE_PULL = Kind("image_pull")
+Kind.INIT_FAILED = Kind("init_failed")  # non-zero init-container exit
+Kind.MOUNT_FAILED = Kind("mount_failed")
+Kind.APP_EXIT = Kind("app_exit")  # non-zero main-container exit without a system signal
+Kind.SIGTERM = Kind("sigterm")  # exit 143: the system asked the container to stop
+Kind.NODE_FAILURE = Kind("node_failure")  # eviction / NotReady / node lost
+Kind.POLICY_STOP = Kind("policy_stop")  # idle timeout / max duration / manual stop / policy
+Kind.PREEMPTED = Kind("preempted")
+Kind.SCHEDULING_WAIT = Kind("scheduling_wait")  # Unschedulable / waiting for resources
+Kind.CRASH_LOOP = Kind("crash_loop")  # CrashLoopBackOff / repeated restarts: a symptom, not a cause
+Kind.POD_ERROR = Kind("pod_error")  # k8sPhase Error / failed pod without a cause
+Kind.POD_SCHEDULED = Kind("pod_scheduled")  # progress: bound to a node / pulling / started (not a failure)
 
 
 class Signal(BaseModel):

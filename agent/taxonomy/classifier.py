@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from workload_diagnose.agent.model.signals import UNEXPLAINED_KINDS, Kind, Signal
+from workload_diagnose.agent.model.signals import Kind, Signal
 from workload_diagnose.agent.taxonomy.record import Category
-from workload_diagnose.agent.taxonomy.registry import BY_NAME, CATEGORIES, UNKNOWN
+from workload_diagnose.agent.taxonomy.registry import BY_NAME, CATEGORIES, UNEXPLAINED_KINDS, UNKNOWN
 
 
 class Verdict(BaseModel):

@@ -74,6 +74,9 @@ class SignalSet:
     exclusive: bool = False
     order: int = 100
     objects: frozenset[str] = frozenset()  # object kinds other than the workload's own that may carry it
+    pod_failure: bool = False  # a direct failed-pod signal: a Pending workload showing it is in scope
+    confirms_crash: bool = False  # confirms a Running workload's repeated container crashes
+    unexplained: bool = False  # kept as supporting evidence of the fallback verdict
 
 
 class VerdictLike(Protocol):
@@ -141,6 +144,8 @@ class Category:
     excluded_by_preemption: bool = False  # preemption evidence excludes it (routed out instead)
     words: ChatWords | None = None
     triage: tuple[TriageGroup, ...] = ()
+    pod_failure: bool = False  # its signals are direct failed-pod signals (a Pending workload is in scope)
+    confirms_crash: bool = False  # its signals confirm a Running workload's repeated container crashes
 
     @property
     def kinds(self) -> frozenset[Kind]:

@@ -62,6 +62,15 @@ for _owner_kinds, _objects in [(c.kinds, c.objects) for c in CATEGORIES] + [({s.
     for _o in _objects:
         OBJECT_KINDS[_o] = OBJECT_KINDS.get(_o, frozenset()) | frozenset(_owner_kinds)
 
+# what the kinds mean to the phase rules and the fallback, from the records' flags
+_RECORDS = [(c.kinds, c) for c in CATEGORIES] + [(frozenset({s.kind}), s) for s in SIGNAL_SETS]
+# direct failed-pod signals: a Pending workload showing one is in scope
+DIRECT_FAILURE_KINDS: frozenset[Kind] = frozenset(k for ks, r in _RECORDS if r.pod_failure for k in ks)
+# signals that confirm a Running workload's CrashLoopBackOff / repeated container crashes
+CRASH_CONFIRMING_KINDS: frozenset[Kind] = frozenset(k for ks, r in _RECORDS if r.confirms_crash for k in ks)
+# symptoms kept as supporting evidence of the fallback verdict
+UNEXPLAINED_KINDS: frozenset[Kind] = frozenset(s.kind for s in SIGNAL_SETS if s.unexplained)
+
 # the words the chat understands for each category: specific words first (precedence order), generic ones last
 CHAT_WORDS: list[tuple[ChatWords, str]] = sorted(
     [(c.words, c.name) for c in CATEGORIES if c.words], key=lambda w: w[0].after_specific)

@@ -12,8 +12,9 @@ from typing import Callable
 
 from workload_diagnose.agent.model import phases
 from workload_diagnose.agent.model.outcomes import Stop
-from workload_diagnose.agent.model.signals import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS, Kind
+from workload_diagnose.agent.model.signals import Kind
 from workload_diagnose.agent.procedures.kit import stops
+from workload_diagnose.agent.taxonomy.registry import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS
 
 
 def preempted(kinds: set | frozenset) -> bool:

@@ -14,7 +14,8 @@ from langgraph.types import Command
 from workload_diagnose.agent.model import phases
 from workload_diagnose.agent.model.findings import Call, calls_of, limitations
 from workload_diagnose.agent.model.outcomes import Stop
-from workload_diagnose.agent.model.signals import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS, Signal, kinds_of
+from workload_diagnose.agent.model.signals import Signal, kinds_of
+from workload_diagnose.agent.taxonomy.registry import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS
 from workload_diagnose.agent.model.time import iso, parse_time, timestamp_problem
 from workload_diagnose.agent.procedures.kit import evidence as ev
 from workload_diagnose.agent.procedures.kit import routing, stops

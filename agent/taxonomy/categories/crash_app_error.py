@@ -61,7 +61,7 @@ def _limits(v: VerdictLike, c: RecoContext) -> list[str]:
 
 
 CATEGORY = Category(
-    "CRASH_APP_ERROR", 50, "the main container exited non-zero", recommend, rules=RULES,
+    "CRASH_APP_ERROR", 50, "the main container exited non-zero", recommend, pod_failure=True, confirms_crash=True, rules=RULES,
     tier2_reason=lambda v: "the failing log line: kubectl logs --previous",
     spec_lines=("Submitted image", "Submitted command", "Restart policy"), limitations=_limits,
     words=ChatWords(r"crash|app|code|bug|exit", ("why not a crash", "an app bug?", "not the exit code"),

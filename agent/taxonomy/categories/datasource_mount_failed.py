@@ -35,7 +35,7 @@ def recommend(c: RecoContext) -> list[str]:
 
 
 CATEGORY = Category(
-    "DATASOURCE_MOUNT_FAILED", 40, "a volume / data source failed to mount", recommend, rules=RULES,
+    "DATASOURCE_MOUNT_FAILED", 40, "a volume / data source failed to mount", recommend, pod_failure=True, rules=RULES,
     objects=frozenset({"PersistentVolumeClaim", "PersistentVolume"}), spec_lines=("Submitted mounts",),
     words=ChatWords(r"mount|volume|pvc|data\s*source|datasource", ("why not a mount error", "the pvc?",
                                                                    "not the data source"), ("why not oom",)),

@@ -80,7 +80,7 @@ def _tier2(v: VerdictLike) -> str | None:
 
 
 CATEGORY = Category(
-    "IMAGE_PULL_FAILED", 20, "the container image could not be pulled", recommend, rules=RULES,
+    "IMAGE_PULL_FAILED", 20, "the container image could not be pulled", recommend, pod_failure=True, rules=RULES,
     tier2_reason=_tier2, spec_lines=("Submitted image",),
     words=ChatWords(r"image|pull|registry", ("why not an image problem", "not a pull error", "the registry?"),
                     ("why not oom",)),

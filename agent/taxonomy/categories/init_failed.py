@@ -23,6 +23,6 @@ def recommend(c: RecoContext) -> list[str]:
 
 
 CATEGORY = Category(
-    "INIT_FAILED", 30, "an init container exited non-zero", recommend, rules=RULES,
+    "INIT_FAILED", 30, "an init container exited non-zero", recommend, pod_failure=True, rules=RULES,
     tier2_reason=lambda v: "the init container's state and logs",
     words=ChatWords(r"\binit", ("why not init?", "an initialisation error"), ("why not the image",)))

@@ -38,7 +38,7 @@ def recommend(c: RecoContext) -> list[str]:
 
 
 CATEGORY = Category(
-    "OOM_KILLED", 10, "killed by the out-of-memory killer", recommend, rules=(KILLER,),
+    "OOM_KILLED", 10, "killed by the out-of-memory killer", recommend, pod_failure=True, confirms_crash=True, rules=(KILLER,),
     objects=frozenset({"Node"}),  # node-problem-detector reports kernel OOM kills on the Node
     needs_metrics=True,
     words=ChatWords(r"\boom|out\s+of\s+memory|memory", ("why not oom?", "not out of memory", "a memory problem"),

@@ -3,7 +3,7 @@
 from workload_diagnose.agent.model.signals import Kind
 from workload_diagnose.agent.taxonomy.record import SignalRule, SignalSet
 
-SIGNAL = SignalSet(Kind.CRASH_LOOP, order=55, rules=(
+SIGNAL = SignalSet(Kind.CRASH_LOOP, order=55, pod_failure=True, confirms_crash=True, unexplained=True, rules=(
     SignalRule("crash_loop.reason_or_message", Kind.CRASH_LOOP, on_reason_too=True,
                reasons=frozenset({"crashloopbackoff"}),
                message=r"\bCrashLoopBackOff\b|\bback-off restarting failed container\b|"
