@@ -80,7 +80,7 @@ def score_mcp(ref: str) -> dict:
     """One scenario through MCP, scored like :func:`evals.suite.score_replay` (without the REST call minimum)."""
     import vcr  # noqa: F401 - the evals extra
 
-    from workload_diagnose.evals import checks
+    from workload_diagnose.evals import checks, gates
     from workload_diagnose.evals.cassettes import player
     from workload_diagnose.evals.scoring import _finish, _load, _verdict_dict, _warm, result_problems
 
@@ -92,14 +92,12 @@ def score_mcp(ref: str) -> dict:
                                                      sc.expected.recurrence)}
     t0 = time.perf_counter()
     kube_bodies: list[str] = []
+    kube_reads: list[gates.Read] = []
     if sc.tier2:  # Kubernetes from the cassette; the simulator (localhost) is not intercepted
-        import yaml
-
         from workload_diagnose.evals.kubeworld import KUBE_REPLAY_URL, recorded_pod_uids, replay_reader, with_pod_uids
 
-        data = yaml.safe_load(sc.cassette.read_text()) or {}
-        kube_bodies = [(i.get("response") or {}).get("body", {}).get("string") or ""
-                       for i in data.get("interactions") or [] if KUBE_REPLAY_URL in i["request"]["uri"]]
+        kube_reads = [r for r in gates.cassette_reads(sc.cassette.read_text()) if KUBE_REPLAY_URL in r.uri]
+        kube_bodies = [r.body for r in kube_reads]
         # the Run:ai side reports the pods' UIDs as the recorded apiserver assigned them (Tier 2 checks identity)
         world = with_pod_uids(json.loads(sc.world.read_text()), recorded_pod_uids(kube_bodies))
         with player().use_cassette(str(sc.cassette), ignore_localhost=True):
@@ -110,7 +108,8 @@ def score_mcp(ref: str) -> dict:
     res = run.result
     if res is None:
         rec.update(got=_verdict_dict("fatal", None, None, None), problems=[f"MCP run failed: {run.error}"],
-                   citations=[0, 0], invented=[], leaks=[], tool_calls={"observed": 0, "minimum": None, "by_tool": {}})
+                   citations=[0, 0], invented=[], leaks=[], tool_calls={"observed": 0, "minimum": None, "by_tool": {}},
+                   gates=gates.no_result_gates(sc.undecidable))
         rec["_seconds"] = seconds
         return _finish(rec)
     problems = checks.verdict_problems(sc, res) + [f"invalid result: {x}" for x in checks.validity_problems(res)]
@@ -124,6 +123,14 @@ def score_mcp(ref: str) -> dict:
     refused = [n for n, _ in run.mcp_calls if n not in TOOL_ENDPOINT]
     if refused:
         problems.append(f"tools outside the allow-list were called: {refused}")
+    from workload_diagnose.evals.mcp_standin import WRITE_TOOLS
+
+    reads = [gates.Read(m, p, b.decode("utf-8", "replace") if isinstance(b, (bytes, bytearray)) else str(b), False)
+             for m, p, _, b in run.exchanges] + kube_reads
+    sent = [(m, p, False) for m, p in run.requests] + [(r.method, r.uri, True) for r in kube_reads]
+    rec["gates"], gate_problems = gates.record_gates(res, reads, sent, undecidable=sc.undecidable,
+                                                     extra_writes=[f"MCP tool {n}" for n in refused if n in WRITE_TOOLS])
+    problems += gate_problems
     count = res.recurrence.count if res.recurrence else None
     rec.update(got=_verdict_dict(res.outcome, res.category, res.route, count),
                problems=problems, citations=[cited, total], invented=invented, leaks=leaks,

@@ -55,6 +55,7 @@ class Scenario(BaseModel):
     id: str
     path: Path
     description: str = ""
+    about: str = ""  # one line: why the expected verdict follows from the skill for this evidence
     # the case kind: the registered procedure that runs it (``case.json`` "procedure"; any whose spec says
     # ``eval_cases``: a new procedure's scenarios run with no change to the eval runner)
     procedure: str = "runai_failed"
@@ -66,6 +67,9 @@ class Scenario(BaseModel):
     # The expected verdict is the skill's; the code is known to disagree (reported, not yet fixed). The runner
     # reports such a scenario as an expected failure (xfail) and flags it when it starts passing.
     known_defect: str | None = None
+    # built so that the evidence cannot decide a category: the right answer is an abstention (the fallback category
+    # with a stated limitation, or a question); ``eval`` gates the abstention rate on these cases
+    undecidable: bool = False
 
     @field_validator("procedure")
     @classmethod

@@ -35,7 +35,7 @@ def score_replay(ref: str) -> dict:
     """Replay one scenario and run every check; returns a JSON-able record (plus ``_seconds``)."""
     import yaml
 
-    from workload_diagnose.evals import checks
+    from workload_diagnose.evals import checks, gates
     from workload_diagnose.evals.runner import replay
 
     _warm()
@@ -49,7 +49,8 @@ def score_replay(ref: str) -> dict:
         res = replay(sc)
     except Exception as e:  # noqa: BLE001 - a replay that raises is a failed scenario, not a failed run
         rec.update(got=_verdict_dict("fatal", None, None, None), problems=[f"replay raised {type(e).__name__}: {e}"],
-                   citations=[0, 0], invented=[], leaks=[], tool_calls={"observed": 0, "minimum": None, "by_tool": {}})
+                   citations=[0, 0], invented=[], leaks=[], tool_calls={"observed": 0, "minimum": None, "by_tool": {}},
+                   gates=gates.no_result_gates(sc.undecidable))
         rec["_seconds"] = time.perf_counter() - t0
         return _finish(rec)
     seconds = time.perf_counter() - t0
@@ -70,6 +71,10 @@ def score_replay(ref: str) -> dict:
     n_obs = sum(observed.values())
     n_min = sum(minimum.values()) if minimum is not None else None
     problems += result_problems(invented, leaks, cited, total)
+    reads = gates.cassette_reads(cassette)
+    rec["gates"], gate_problems = gates.record_gates(res, reads, [(r.method, r.uri, r.kube) for r in reads],
+                                                     undecidable=sc.undecidable)
+    problems += gate_problems
     if n_min is not None and n_obs < n_min:
         problems.append(f"{n_obs} tool calls < the {n_min} the skill needs on this path (a step was skipped)")
     rec.update(got=_verdict_dict(res.outcome, res.category, res.route, res.recurrence.count if res.recurrence else None),
@@ -167,8 +172,9 @@ def evaluate(suites: list[str] | None = None, *, faults: bool = False, jobs: int
              fault_filter: Callable[[str, str, str], bool] | None = None,
              progress: Callable[[str], None] | None = None, tier1: str = "rest", passk: int = 0) -> tuple[dict, dict]:
     """Score the selected scenarios; returns (scoreboard, timings). Pure data, deterministic scoreboard.
-    ``passk`` > 0 adds the LLM path's Pass^k over the chat phrasings (``evals/passk.py``) as ``llm_passk``."""
-    from workload_diagnose.evals import checks
+    ``passk`` > 0 adds the LLM path's Pass^k over the chat phrasings (``evals/passk.py``) as ``llm_passk``;
+    ``gates`` holds the release-gate figures per suite and overall (``evals/gates.py``)."""
+    from workload_diagnose.evals import checks, gates
 
     scs, skipped = select(suites, root)
     refs = [f"{sc.path}::{sc.id}" if root is not None else sc.id for sc in scs]
@@ -236,6 +242,7 @@ def evaluate(suites: list[str] | None = None, *, faults: bool = False, jobs: int
                        "under_minimum": sorted(f"{r['id']}: {r['tool_calls']['observed']} < "
                                                f"{r['tool_calls']['minimum']}" for r in with_min
                                                if r["tool_calls"]["observed"] < r["tool_calls"]["minimum"])},
+        "gates": gates.figures(recs),
         "results": recs,
         "faults": None,
         "regressions": [],  # filled in by run() against the baseline
@@ -253,7 +260,7 @@ def evaluate(suites: list[str] | None = None, *, faults: bool = False, jobs: int
         board["llm_passk"] = pk.run(passk)
         timings["llm_passk_wall_seconds"] = round(time.perf_counter() - t1, 3)
     board["ok"] = board["failed"] == 0 and (board["faults"] is None or board["faults"]["failed"] == 0) \
-        and (board.get("llm_passk") or {}).get("ok", True)
+        and (board.get("llm_passk") or {}).get("ok", True) and board["gates"]["ok"]
     return board, timings
 
 
@@ -407,6 +414,10 @@ def scoreboard_text(board: dict, timings: dict) -> list[str]:
         lines.append(text(board["llm_passk"]))
         lines += [f"    differs: phrasing {x['phrasing']} with the {x['model']} model: {', '.join(x['differs'])}"
                   for x in board["llm_passk"]["failures"][:20]]
+    if board.get("gates"):
+        from workload_diagnose.evals.gates import text as gate_text
+
+        lines += gate_text(board["gates"])
     lines += _confusion_text(board)
     return lines
 
