@@ -51,6 +51,13 @@ def test_bundled_suite_scores_100_percent_on_replay(scored):
     assert board["invented_values"]["count"] == 0
     assert board["secrets_leaked"]["count"] == 0
     assert board["tool_calls"]["under_minimum"] == []
+    # the release gates: every cited line is in the read it names, undecidable cases abstain, no category is
+    # groundless, nothing is written
+    g = board["gates"]["overall"]
+    assert g["top1"]["ratio"] >= 0.98 and g["link_precision"]["ratio"] == 1.0 and g["link_precision"]["cited"] > 300
+    assert g["abstention"]["undecidable"] >= 12 and g["abstention"]["ratio"] == 1.0
+    assert g["groundless"]["count"] == 0 and g["writes"]["count"] == 0
+    assert board["gates"]["ok"] and set(board["gates"]["suites"]) == set(board["suites"])
     assert board["ok"] is True
     # known defects stay visible: each is a real expected failure with its reason
     marked = {s.id for s in all_scenarios(include_known_defects=True) if s.known_defect}

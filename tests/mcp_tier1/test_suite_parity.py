@@ -32,6 +32,9 @@ def test_every_bundled_scenario_through_mcp_gives_the_rest_verdict():
     assert [r["id"] for r in board["results"] if r["id"] in rest and r["got"] != rest[r["id"]]["got"]] == []
     assert board["failed"] == 0, [(r["id"], r["problems"]) for r in board["results"] if not r["pass"]]
     assert board["invented_values"]["count"] == 0 and board["secrets_leaked"]["count"] == 0
+    # the same release gates as the REST replay (every cited line found in what the MCP tools read)
+    assert board["gates"]["ok"], board["gates"]["missed"]
+    assert board["gates"]["overall"]["link_precision"]["ratio"] == 1.0
     # the work, in CPU seconds of this process and its (reaped) workers: wall time on a shared machine is noise
     assert cpu < 60, f"{cpu:.1f} CPU s ({seconds:.1f} s wall) for the suite through MCP"
 
