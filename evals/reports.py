@@ -84,6 +84,34 @@ def junit_xml(board: dict, timings: dict) -> bytes:
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8") + b"\n"
 
 
+def _gates_html(g: dict, kpi) -> list[str]:
+    """The release gates: one KPI each for the selection, then the per-suite table."""
+    o, t = g["overall"], g["thresholds"]
+
+    def r(x):
+        return "n/a" if x is None else f"{x:.4f}"
+
+    parts = ["<h2>Release gates</h2>",
+             kpi(f"top-1 (≥ {t['top1']})", r(o["top1"]["ratio"]), (o["top1"]["ratio"] or 0) >= t["top1"]),
+             kpi("evidence-link precision", r(o["link_precision"]["ratio"]),
+                 o["link_precision"]["ratio"] in (None, 1.0)),
+             kpi("abstention on undecidable", r(o["abstention"]["ratio"]), o["abstention"]["ratio"] in (None, 1.0)),
+             kpi("groundless answers", o["groundless"]["count"], o["groundless"]["count"] == 0),
+             kpi("writes", o["writes"]["count"], o["writes"]["count"] == 0),
+             "<table><tr><th>suite</th><th>top-1</th><th>links found / cited</th><th>abstained / undecidable</th>"
+             "<th>groundless</th><th>writes</th></tr>"]
+    for s, f in list(g["suites"].items()) + [("overall", o)]:
+        a, lp, ab = f["top1"], f["link_precision"], f["abstention"]
+        parts.append(f"<tr><td>{_e(s)}</td><td class=\"num\">{a['correct']}/{a['total']}</td>"
+                     f"<td class=\"num\">{lp['linked']}/{lp['cited']}</td><td class=\"num\">{ab['abstained']}/"
+                     f"{ab['undecidable']}</td><td class=\"num\">{f['groundless']['count']}</td>"
+                     f"<td class=\"num\">{f['writes']['count']}</td></tr>")
+    parts.append("</table>")
+    if g["missed"]:
+        parts.append("<ul>" + "".join(f"<li class=\"bad\">{_e(x)}</li>" for x in g["missed"]) + "</ul>")
+    return parts
+
+
 def _counts(ts: ET.Element) -> None:
     cases = ts.findall("testcase")
     ts.set("tests", str(len(cases)))
@@ -144,6 +172,8 @@ def html_report(board: dict, timings: dict) -> str:
     pk = board.get("llm_passk")
     if pk:
         parts.append(kpi(f"LLM Pass^{pk['k']} (phrasing × model)", f"{pk['passed']}/{pk['total']}", pk["ok"]))
+    if board.get("gates"):
+        parts += _gates_html(board["gates"], kpi)
     if board.get("regressions"):
         parts.append("<h2>Regressions against the baseline</h2><ul>" +
                      "".join(f"<li class=\"bad\">{_e(x)}</li>" for x in board["regressions"]) + "</ul>")

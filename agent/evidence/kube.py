@@ -84,6 +84,19 @@ _ERROR_LINE = re.compile(
     r"\bCUDA error\b|\bKilled\b|\bAborted\b|No such file or directory)")
 
 
+def failing_line(lines: list[str], *, is_init: bool = False) -> str | None:
+    """The log line to quote: for an init container, the line that names what it waited for (the init record's
+    patterns: a master's DNS name that did not resolve, a service that never answered) when there is one; else the
+    last error line."""
+    if is_init:
+        from workload_diagnose.agent.taxonomy.categories.init_failed import dependency_line
+
+        line = dependency_line(lines)
+        if line:
+            return line
+    return last_error_line(lines)
+
+
 def last_error_line(lines: list[str]) -> str | None:
     """The failing log line to quote for an application crash: the last exception/error line, chosen deterministically."""
     for ln in reversed(lines):

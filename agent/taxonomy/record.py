@@ -94,6 +94,7 @@ class RecoContext:
     restart_policy: str | None
     namespace: str | None
     log_line: str | None
+    log_source: str | None = None  # the kubectl logs command the log line was read with (which container)
 
 
 @dataclass(frozen=True)

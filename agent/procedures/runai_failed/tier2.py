@@ -144,7 +144,7 @@ def _collect_pod(kube, limits: Limits, pf, ns: str, names: list[str], out: KubeE
             continue
         out.calls.append(log.source)
         out.injections += list(getattr(log, "injections", []) or [])
-        line = kev.last_error_line(log.lines)
+        line = kev.failing_line(log.lines, is_init=bool(getattr(c, "is_init", False)))
         trunc = (f" (read {log.bytes_read} bytes: the log was cut at the configured bound of "
                  f"{limits.log_limit_bytes} bytes)") if log.truncated else ""
         if line:

@@ -19,6 +19,66 @@ _CLASSES: tuple[tuple[str, str], ...] = (
 )
 _CLASS_RX = [(name, re.compile(p)) for name, p in _CLASSES]
 
+# Registry errors as kubelet/containerd write them, with the class (and so the recommendation) each must get
+CLASS_SAMPLES: tuple[tuple[str, str], ...] = (
+    # NVIDIA/nvcf#40 (NGC, containerd): an explicit authorization refusal
+    ('Failed to pull image "nvcr.io/nvidia/nvcf/nvcf-openbao:2.5.4-nv-1.3.0": failed to pull and unpack image '
+     '"nvcr.io/nvidia/nvcf/nvcf-openbao:2.5.4-nv-1.3.0": failed to resolve reference "nvcr.io/nvidia/nvcf/nvcf-'
+     'openbao:2.5.4-nv-1.3.0": failed to authorize: failed to fetch anonymous token: unexpected status from GET '
+     'request to https://nvcr.io/proxy_auth?scope=repository%3Anvidia%2Fnvcf%2Fnvcf-openbao%3Apull: 403 Forbidden',
+     "authorization"),
+    # NGC without an API key (containerd's oauth token exchange answered 401)
+    ('Failed to pull image "nvcr.io/nvidia/pytorch:24.01-py3": rpc error: code = Unknown desc = failed to pull and '
+     'unpack image "nvcr.io/nvidia/pytorch:24.01-py3": failed to resolve reference "nvcr.io/nvidia/pytorch:24.01-'
+     'py3": failed to authorize: failed to fetch oauth token: unexpected status from GET request to https://nvcr.io/'
+     'proxy_auth?scope=repository%3Anvidia%2Fpytorch%3Apull: 401 Unauthorized', "authorization"),
+    # octarinesec/octarine-operator#15 (dockerd)
+    ('Failed to pull image "octarinesec/guardrails-enforcer:20.7": rpc error: code = Unknown desc = Error response '
+     'from daemon: unauthorized: authentication required', "authorization"),
+    # helm/helm#12189 (ACR)
+    ('Failed to pull image "smartsitealfaacr.azurecr.io/aem6.5-authbaseimage:v2": rpc error: code = Unknown desc = '
+     'Error response from daemon: Head "https://smartsitealfaacr.azurecr.io/v2/aem6.5-authbaseimage/manifests/v2": '
+     'unauthorized: authentication required, visit https://aka.ms/acr/authorization for more information.',
+     "authorization"),
+    # octarinesec/octarine-operator#15: Docker Hub cannot tell a missing repository from a private one
+    ('Failed to pull image "octarinesec/guardrails-enforcer:20.7": rpc error: code = Unknown desc = Error response '
+     "from daemon: pull access denied for octarinesec/guardrails-enforcer, repository does not exist or may require "
+     "'docker login': denied: requested access to the resource is denied", "missing_or_unauthorized"),
+    # a tag typo on NGC (containerd): the reference does not resolve; never a credential problem
+    ('Failed to pull image "nvcr.io/nvidia/pytorch:24.13-py3": rpc error: code = NotFound desc = failed to pull and '
+     'unpack image "nvcr.io/nvidia/pytorch:24.13-py3": failed to resolve reference "nvcr.io/nvidia/pytorch:24.13-py3":'
+     ' nvcr.io/nvidia/pytorch:24.13-py3: not found', "missing_manifest"),
+    ('Failed to pull image "nginx:1.25.99": rpc error: code = Unknown desc = Error response from daemon: manifest for '
+     'nginx:1.25.99 not found: manifest unknown: manifest unknown', "missing_manifest"),
+    # kata-containers/kata-containers#10109 and dell/csi-baremetal#391 (Docker Hub, containerd): the limit text
+    # mentions authenticating, which is advice, not an authorization error
+    ('Failed to pull image "busybox": rpc error: code = Unknown desc = failed to pull and unpack image "docker.io/'
+     'library/busybox:latest": failed to copy: httpReadSeeker: failed open: unexpected status code https://registry-1'
+     '.docker.io/v2/library/busybox/manifests/sha256:50aa4698fa6262977cff89181b2664b99d8a56dbca847bf62f2ef04854597cf8'
+     ': 429 Too Many Requests - Server message: toomanyrequests: You have reached your pull rate limit. You may '
+     'increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit', "rate_limit"),
+    # red-hat-storage/ocs-ci#4494 (CRI-O)
+    ('Failed to pull image "obsidiandynamics/kafdrop:latest": rpc error: code = Unknown desc = Error reading manifest '
+     'latest in docker.io/obsidiandynamics/kafdrop: toomanyrequests: You have reached your pull rate limit. You may '
+     'increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit', "rate_limit"),
+    # the registry's name does not resolve from the node (cluster DNS at 10.96.0.10)
+    ('Failed to pull image "registry.example/team/trainer:v1": rpc error: code = Unknown desc = failed to pull and '
+     'unpack image "registry.example/team/trainer:v1": failed to resolve reference "registry.example/team/trainer:v1"'
+     ': failed to do request: Head "https://registry.example/v2/team/trainer/manifests/v1": dial tcp: lookup '
+     'registry.example on 10.96.0.10:53: no such host', "network"),
+    # hjacobs/kube-ops-view#176 (the node's resolver)
+    ('Failed to pull image "hjacobs/kube-ops-view:0.8.1": rpc error: code = Unknown desc = Error response from daemon: '
+     'Get https://registry-1.docker.io/v2/: dial tcp: lookup registry-1.docker.io on 127.0.0.53:53: server '
+     'misbehaving', "network"),
+    # openshift/cluster-dns-operator#330 (the lookup itself timed out)
+    ('Failed to pull image "image-registry.openshift-image-registry.svc:5000/openshift/tools:latest": rpc error: code '
+     '= Unknown desc = pinging container registry image-registry.openshift-image-registry.svc:5000: Get "https://'
+     'image-registry.openshift-image-registry.svc:5000/v2/": dial tcp: lookup image-registry.openshift-image-registry'
+     '.svc on 223.5.5.5:53: read udp 10.253.25.6:33734->223.5.5.5:53: i/o timeout', "network"),
+    # a pull that ran out of time is the network, not a deadline policy
+    ('Failed to pull image "r.io/a:b": rpc error: code = DeadlineExceeded desc = context deadline exceeded', "network"),
+)
+
 
 def image_pull_class(message: str, code: int | None = None) -> str:
     """Classify a registry error message (already scrubbed) into the recommendation it needs."""

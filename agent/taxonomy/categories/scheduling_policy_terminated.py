@@ -15,9 +15,16 @@ RULES = (
                unless_kinds=_WAIT,
                message=r"\bmax(?:imum)?[ _-]?(?:duration|runtime)\b|\bMaxDuration|\bruntime limit\b|"
                        r"\bactiveDeadlineSeconds\b|\bDeadlineExceeded\b|\bwas active longer than\b|\btime ?limit\b",
+               # a gRPC status (a CSI attach, a registry call) that ran out of time is not a Job's deadline
+               unless=r"\bcode ?= ?DeadlineExceeded\b|\bcontext deadline exceeded\b",
                true=(("Stopped", "Workload stopped: exceeded maximum duration of 24h"),
                      ("DeadlineExceeded", "Job was active longer than specified deadline")),
-               false=("checkpoint saved after 24h", "duration of the epoch: 3h")),
+               false=("checkpoint saved after 24h", "duration of the epoch: 3h",
+                      # kubernetes-sigs/aws-ebs-csi-driver#867 (a CSI attach call, not a duration policy)
+                      'AttachVolume.Attach failed for volume "pvc-xxxxxx-xxxx-xxxx" : rpc error: code = '
+                      'DeadlineExceeded desc = context deadline exceeded',
+                      ("Failed", 'Failed to pull image "r.io/a:b": rpc error: code = DeadlineExceeded desc = '
+                                 'context deadline exceeded'))),
     SignalRule("policy.manual_stop", Kind.POLICY_STOP, on_reason_too=True, detail="manual stop", unless_kinds=_WAIT,
                message=r"\bstopped by\b|\bmanual(?:ly)? stop|\bstop(?:ped)? (?:was )?requested\b|"
                        r"\bStopRequested\b|\bUserStop|\buser[- ](?:initiated|requested) stop\b|\bstop command\b",
