@@ -433,16 +433,17 @@ def text(g: dict) -> list[str]:
     t = THRESHOLDS
     lines = ["", f"  release gates (top-1 ≥ {t['top1']} on the selection; link precision {t['link_precision']}, "
                  f"abstention {t['abstention']}, groundless {t['groundless']}, writes {t['writes']} on every suite)",
-             f"    {'suite':14} {'top-1':>16} {'link precision':>22} {'abstention':>12} {'groundless':>10} "
+             f"    {'suite':14} {'top-1':>18} {'link precision':>22} {'abstention':>16} {'groundless':>10} "
              f"{'writes':>6}"]
 
     def row(name: str, f: dict) -> str:
         def r(x):
             return "n/a" if x is None else f"{x:.4f}"
         a, lp, ab = f["top1"], f["link_precision"], f["abstention"]
-        return (f"    {name[:14]:14} {a['correct']:>5}/{a['total']:<4} {r(a['ratio']):>6} "
-                f"{lp['linked']:>6}/{lp['cited']:<6} {r(lp['ratio']):>8} {ab['abstained']:>4}/{ab['undecidable']:<3}"
-                f"{r(ab['ratio']):>5} {f['groundless']['count']:>10} {f['writes']['count']:>6}")
+        cells = (f"{a['correct']}/{a['total']} {r(a['ratio'])}", f"{lp['linked']}/{lp['cited']} {r(lp['ratio'])}",
+                 f"{ab['abstained']}/{ab['undecidable']} {r(ab['ratio'])}")
+        return (f"    {name[:14]:14} {cells[0]:>18} {cells[1]:>22} {cells[2]:>16} {f['groundless']['count']:>10} "
+                f"{f['writes']['count']:>6}")
     lines += [row(s, f) for s, f in g["suites"].items()]
     lines.append(row("overall", g["overall"]))
     lines.append("    gates: " + ("PASS" if g["ok"] else "MISSED — " + "; ".join(g["missed"][:10])))

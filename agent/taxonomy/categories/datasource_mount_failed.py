@@ -14,7 +14,8 @@ RULES = (
     SignalRule("mount.attach_timeout", Kind.MOUNT_FAILED, on_reason_too=True, detail="attach_timeout",
                message=r"\b(?:AttachVolume\.Attach|MountVolume\.\w+) failed\b.*(?:\bcode ?= ?DeadlineExceeded\b|"
                        r"\bcontext deadline exceeded\b|\btimed out\b)|\battachment timeout for volume\b|"
-                       r"\btimeout expired waiting for volumes to attach\b",
+                       r"\btimeout expired waiting for volumes to attach\b|"
+                       r"\bunable to attach or mount volumes\b.*\btimed out waiting for the condition\b",
                true=(
                    # kubernetes-sigs/aws-ebs-csi-driver#1783 and #867 (attachdetach-controller, FailedAttachVolume)
                    ("FailedAttachVolume", 'AttachVolume.Attach failed for volume "pvc-95a5209c-797c-49de-ae30-'
@@ -30,7 +31,10 @@ RULES = (
                                    'waiting for volumes to attach or mount for pod "default"/"app". list of '
                                    'unmounted volumes=[persistent-storage]'),
                    ("FailedMount", 'MountVolume.MountDevice failed for volume "pvc-7" : rpc error: code = '
-                                   'DeadlineExceeded desc = context deadline exceeded')),
+                                   'DeadlineExceeded desc = context deadline exceeded'),
+                   # the kubelet gives up waiting for the attach (kubernetes-sigs/aws-ebs-csi-driver#292, newer wording)
+                   ("FailedMount", "Unable to attach or mount volumes: unmounted volumes=[datasets], unattached "
+                                   "volumes=[datasets kube-api-access-9k2lm]: timed out waiting for the condition")),
                false=(
                    # kubernetes/kubernetes#77104: the attach succeeded in the end
                    ("SuccessfulAttachVolume", 'AttachVolume.Attach succeeded for volume "pvc-20480633-6661-11e9-'
@@ -48,6 +52,8 @@ RULES = (
                        r"\bcouldn't find key\b|\bfailed to mount\b",
                true=(("FailedMount", 'MountVolume.SetUp failed for volume "d" : secret "s3-creds" not found'),
                      ("FailedAttachVolume", ""),
+                     ("FailedMount", "Unable to attach or mount volumes: unmounted volumes=[data]: error processing "
+                                     "PVC ns/data"),
                      "Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data]",
                      # kubernetes-sigs/aws-ebs-csi-driver#1801 (an attach that failed for another reason)
                      'AttachVolume.Attach failed for volume "pvc-XXX" : rpc error: code = Internal desc = Could not '
