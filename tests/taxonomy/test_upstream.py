@@ -78,6 +78,15 @@ def test_a_csi_deadline_is_a_mount_failure_not_a_policy(reason, message):
     assert "VolumeAttachment" in reco and "exists" not in reco
 
 
+def test_an_nfs_server_that_times_out_is_not_the_attach_path():
+    msg = ('MountVolume.SetUp failed for volume "nfs-ckpt" : mount failed: exit status 32 Output: mount.nfs: '
+           'Connection timed out')
+    got = kinds_from_reason_message("FailedMount", msg, names=[])
+    assert (Kind.MOUNT_FAILED, None) in [(k, d) for k, d, _ in got]  # (and the helper's "exit status 32")
+    reco = " ".join(_recommend("DATASOURCE_MOUNT_FAILED", got, msg))
+    assert "exists" in reco and "VolumeAttachment" not in reco
+
+
 def _recommend(category: str, triples, text: str) -> list[str]:
     sigs = [Signal(kind=k, detail=d, exit_code=e, source="get_workload_status", text=text) for k, d, e in triples]
     assert classify(sigs).category == category

@@ -13,7 +13,7 @@ RULES = (
     # first: the storage path ran out of time (the attach / mount RPC, or the attach itself)
     SignalRule("mount.attach_timeout", Kind.MOUNT_FAILED, on_reason_too=True, detail="attach_timeout",
                message=r"\b(?:AttachVolume\.Attach|MountVolume\.\w+) failed\b.*(?:\bcode ?= ?DeadlineExceeded\b|"
-                       r"\bcontext deadline exceeded\b|\btimed out\b)|\battachment timeout for volume\b|"
+                       r"\bcontext deadline exceeded\b)|\battachment timeout for volume\b|"
                        r"\btimeout expired waiting for volumes to attach\b|"
                        r"\bunable to attach or mount volumes\b.*\btimed out waiting for the condition\b",
                true=(
