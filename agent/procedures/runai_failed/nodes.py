@@ -214,7 +214,7 @@ def apply_history_rules(state: State) -> Command:
     names = ev.names_of(st, pods)
     added = ev.pod_signals(pods or [])
     found: dict = {}
-    current = None
+    current, past = None, []
     if state.history and state.history.ok:
         unusable: list[tuple[str, str]] = []
         eps = episodes(ev.history_items(state.history.data, names, state.request.now, unusable))
@@ -229,8 +229,9 @@ def apply_history_rules(state: State) -> Command:
             added += current.signals
             found["current_episode_end"] = current.end or current.start
         found["past_episodes"] = past
-    # the current failure's kills as history holds them and as the status's recent events (from its start) do
-    since = current.start if current is not None else None
+    # the current failure's kills as history holds them and as the status's recent events do (from its start, or
+    # after the last past failure: a kill already counted in the past is never counted again)
+    since = current.start if current is not None else past[-1].end if past else None
     found["current_marks"] = ([current.marks] if current is not None else []) + [status_marks(st.events, names, since)]
     found["signals"] = added
     problem = timestamp_problem(st.workload.phaseUpdatedAt, state.request.now)
