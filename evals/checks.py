@@ -258,7 +258,8 @@ def secret_leaks(texts: dict[str, str], literals: Iterable[str] = ()) -> list[st
 
 # ------------------------------------------------------------------------------------------------ minimum calls
 _SPEC_KINDS = ("training", "workspace", "inference", "distributed", "interactive")
-_OOM = re.compile(r"oom[ -]?kill|out of memory", re.I)
+# an OOM kill as written, not "the OOM killer" named as one possible cause (Ray's worker-death message)
+_OOM = re.compile(r"oom[ -]?kill(?:ed|ing)?\b|out of memory", re.I)
 _EXIT137 = re.compile(r"exit(?:ed)?[ _]?(?:with )?(?:code|status)\W{0,3}137\b", re.I)
 _RUNNING_SYMPTOM = re.compile(r"crashloopbackoff|back-off restarting|oom[ -]?kill|exit(?:ed)? (?:with )?code [1-9]",
                               re.I)

@@ -136,6 +136,32 @@ def test_preemption_never_from_a_word_inside_a_name_or_a_progress_event():
     assert Kind.PREEMPTED in _kinds("Preempted", "")
 
 
+def test_preempted_means_this_workload_not_others_nor_a_possibility():
+    # a scheduler saying what it may reclaim, a condition listing preemption as possible, the preemptor's notes
+    for reason, msg in (("Unschedulable", "Over-quota workloads may be preempted"),
+                        (None, "This can happen if the node was preempted, had a hardware failure"),
+                        ("PreemptedWorkload", "Preempted workload default/low (UID: u) in ClusterQueue cq"),
+                        ("Pending", "couldn't assign flavors to pod set main. Pending the preemption of 1 workload(s)"),
+                        (None, "The scheduler preempted 2 pods of lower priority")):
+        assert Kind.PREEMPTED not in _kinds(reason, msg), (reason, msg)
+    # this workload's own preemption, whatever else the message says
+    assert Kind.PREEMPTED in _kinds("Evict", "Pod ns/p was preempted by higher priority workload ns/q")
+    assert Kind.PREEMPTED in _kinds("Preempted", "Pods may be preempted again")  # the reason token decides
+
+
+def test_the_kernels_word_beats_the_exit_code():
+    # OOMKilled with exit code 0, or none: an OOM kill carrying the stated code, never an assumed 137
+    assert kinds_from_reason_message("OOMKilled", "Container t in pod p terminated with exit code 0", []) == \
+        [(Kind.OOM, None, 0)]
+    assert kinds_from_reason_message(None, "State:  Terminated\n  Reason:       OOMKilled\n  Exit Code:    0", []) == \
+        [(Kind.OOM, None, 0)]
+    assert kinds_from_reason_message("OOMKilled", "", []) == [(Kind.OOM, None, None)]
+    # Ray's list of potential causes names the OOM killer as a possibility: no signal at all
+    assert kinds_from_reason_message(None, "There are some potential root causes. (1) The process is killed by "
+                                           "SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is "
+                                           "called.", []) == []
+
+
 def test_event_provenance_source_and_object():
     from workload_diagnose.agent.evidence.common import event_signals
 

@@ -65,3 +65,52 @@ def test_duplicate_phase_updates_count_once():
     rec, eps = run([pu("Failed", "OOMKilled", "2026-11-20T10:00:00Z"),
                     pu("Failed", "OOMKilled", "2026-11-20T10:00:30Z")], phase_updated_at="2026-11-20T10:00:30Z")
     assert len(eps) == 1 and rec.count == 1
+
+
+def started(at):
+    return HistoryRecord(at=at, type="Event", event=Event(createdAt=at, reason="Started", message="Started container "
+                                                          "trainer", type="Normal", source="kubelet"))
+
+
+def backoff(at):
+    return HistoryRecord(at=at, type="Event", event=Event(createdAt=at, reason="BackOff", message="Back-off restarting "
+                                                          "failed container trainer", type="Warning", source="kubelet"))
+
+
+def test_each_kill_of_a_restart_loop_is_one_occurrence():
+    kill = "Container trainer was OOM killed"
+    recs = [pu("Running", "", "2026-11-20T09:00:00Z"),
+            evt("OOMKilled", kill, "2026-11-20T09:30:00Z"), backoff("2026-11-20T09:30:10Z"),
+            started("2026-11-20T09:30:40Z"),
+            evt("OOMKilled", kill, "2026-11-20T09:50:00Z"), backoff("2026-11-20T09:50:10Z"),
+            started("2026-11-20T09:51:20Z"),
+            evt("OOMKilled", kill, "2026-11-20T10:14:58Z"), pu("Failed", "OOMKilled", "2026-11-20T10:15:00Z")]
+    items = history_items(History(records=recs, pages=1, reached_cutoff=False), ["job-a"])
+    eps = episodes(items)
+    current, past = split_current(eps, "2026-11-20T10:15:00Z")
+    assert len(eps) == 1 and current is eps[0] and not past
+    rec = count_recurrence("OOM_KILLED", past, "7 days", current=[current.marks])
+    assert rec.count == 3 and rec.recurring
+    # the same records of one kill without a restart between them (re-emitted events, the phase update) stay one
+    recs = [pu("Running", "", "2026-11-20T09:00:00Z"), evt("OOMKilled", kill, "2026-11-20T10:10:00Z"),
+            evt("OOMKilled", kill, "2026-11-20T10:12:00Z"), evt("OOMKilled", kill, "2026-11-20T10:14:58Z"),
+            pu("Failed", "OOMKilled", "2026-11-20T10:15:00Z")]
+    eps = episodes(history_items(History(records=recs, pages=1, reached_cutoff=False), ["job-a"]))
+    current, past = split_current(eps, "2026-11-20T10:15:00Z")
+    assert count_recurrence("OOM_KILLED", past, "7 days", current=[current.marks]).count == 1
+
+
+def test_kills_in_a_past_episode_count_and_sources_of_one_failure_are_not_summed():
+    from workload_diagnose.agent.model.signals import Kind
+    from workload_diagnose.agent.procedures.runai_failed.recurrence import Mark, kills
+
+    oom = frozenset({Kind.OOM})
+    marks = [Mark(at="t1", kinds=[Kind.OOM]), Mark(at="t2", kinds=[Kind.CRASH_LOOP], restart=True),
+             Mark(at="t3", kinds=[Kind.OOM]), Mark(at="t4", restart=True), Mark(at="t5", kinds=[Kind.OOM])]
+    assert kills(marks, oom) == 3
+    assert kills(marks[:1] + marks[2:3], oom) == 1  # no restart between: one kill
+    assert kills([Mark(at="t0", restart=True)] + marks[:1], oom) == 1  # a start before the first kill adds none
+    # history and the status's events hold the same kills: the larger, never the sum
+    rec = count_recurrence("OOM_KILLED", [], "7 days", current=[marks, marks[:3]])
+    assert rec.count == 3
+    assert count_recurrence("OOM_KILLED", [], "7 days", current=[marks], current_in_window=False).count == 0

@@ -7,6 +7,7 @@ from typing import Any
 from workload_diagnose.agent.evidence.common import event_signals, make_signals, quote, ts
 from workload_diagnose.agent.evidence.rules import exit_code_kinds, kinds_from_reason_message, signal_name
 from workload_diagnose.agent.model.signals import Kind, Signal
+from workload_diagnose.agent.taxonomy.signals.collective import RULE as COLLECTIVE_RULE
 
 def kube_pod_signals(pod: Any, source: str, names: list[str]) -> list[Signal]:
     """Signals from ``tools.kube.PodFacts`` (container states, exit codes, pod reason)."""
@@ -98,7 +99,14 @@ def failing_line(lines: list[str], *, is_init: bool = False) -> str | None:
 
 
 def last_error_line(lines: list[str]) -> str | None:
-    """The failing log line to quote for an application crash: the last exception/error line, chosen deterministically."""
+    """The failing log line to quote for an application crash, chosen deterministically: the last line of a failed
+    distributed collective when the tail shows one (the watchdog line names the op, SeqNum and timeout; torchrun's
+    later ``ChildFailedError`` wrapper says only that a child failed), else the last exception/error line."""
+    collective = COLLECTIVE_RULE.rx
+    for ln in reversed(lines):
+        s = ln.strip()
+        if s and collective.search(s):
+            return s[:400]
     for ln in reversed(lines):
         s = ln.strip()
         if s and _ERROR_LINE.search(s) and not s.startswith("Traceback (most recent"):

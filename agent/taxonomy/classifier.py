@@ -4,6 +4,9 @@ Rules (the skill's Step 4/5), read from the registry (``agent.taxonomy.registry`
 * the strongest direct signal wins, in the categories' precedence;
 * a phase name alone, or the submitted spec alone, never produces a signal, so never a category;
 * exit 137 without OOMKilled stays unresolved (the fallback category) unless node or policy evidence explains it;
+* a signal that comes at or after a signal its rule yields to (``SignalRule.yields_to_earlier``: an application's
+  exit after a node failure of the workload, a healthy rank failing once a peer's node is lost) is that one's
+  symptom: it is set aside before the strongest direct signal is chosen (it stays in the report's evidence);
 * a category ``excluded_by_preemption`` only without a preemption signal (preemption is routed out before
   classification).
 """
@@ -12,8 +15,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from workload_diagnose.agent.model.signals import Kind, Signal
+from workload_diagnose.agent.model.time import parse_time
 from workload_diagnose.agent.taxonomy.record import Category
-from workload_diagnose.agent.taxonomy.registry import BY_NAME, CATEGORIES, UNEXPLAINED_KINDS, UNKNOWN
+from workload_diagnose.agent.taxonomy.registry import BY_NAME, CATEGORIES, UNEXPLAINED_KINDS, UNKNOWN, YIELDS_TO_EARLIER
 
 
 class Verdict(BaseModel):
@@ -36,13 +40,31 @@ class Verdict(BaseModel):
         return self.entry.tier2_reason(self)
 
 
+def yielded(signals: list[Signal]) -> list[Signal]:
+    """The signals that are the symptom of an earlier one (``SignalRule.yields_to_earlier``): dated at or after the
+    first dated signal of a kind their rule yields to. A signal without a usable time is never set aside."""
+    first: dict[Kind, object] = {}
+    for s in signals:
+        t = parse_time(s.at)
+        if t is not None and (s.kind not in first or t < first[s.kind]):
+            first[s.kind] = t
+    out = []
+    for s in signals:
+        t = parse_time(s.at) if s.kind in YIELDS_TO_EARLIER else None
+        if t is not None and any(k in first and first[k] <= t for k in YIELDS_TO_EARLIER[s.kind]):
+            out.append(s)
+    return out
+
+
 def classify(signals: list[Signal]) -> Verdict:
     kinds = {s.kind for s in signals}
     preempted = Kind.PREEMPTED in kinds
+    aside = yielded(signals)
+    deciding = [s for s in signals if s not in aside] if aside else signals
     for cat in CATEGORIES:
         if not cat.kinds or (cat.excluded_by_preemption and preempted):
             continue
-        hits = [s for s in signals if s.kind in cat.kinds]
+        hits = [s for s in deciding if s.kind in cat.kinds]
         if hits:
             return Verdict(category=cat.name, supporting=hits)
     return Verdict(category=UNKNOWN.name, supporting=[s for s in signals if s.kind in UNEXPLAINED_KINDS],

@@ -45,6 +45,11 @@ class SignalRule:
     detail: str | Callable[[str, int | None], str | None] | None = None
     exit_code: int | None = None  # the exit code the signal carries (OOM: 137); exit-code rules carry the stated one
     exit_code_from_message: bool = False  # carry the message's "exit code N" (init containers)
+    # a signal of this kind at or after a signal of one of these kinds (by their times) is that one's symptom: the
+    # classifier sets it aside (an application's exit after a node failure of the workload: a rank dies when a
+    # peer's node is lost). A category's kind stands for all of its kinds. Per kind, like ``unless_kinds``: every
+    # rule of a kind should declare the same.
+    yields_to_earlier: frozenset[Kind] = frozenset()
     true: tuple = ()   # samples the rule must turn into ``kind`` (through the interpreter)
     false: tuple = ()  # samples that must not produce ``kind``
 

@@ -71,6 +71,14 @@ CRASH_CONFIRMING_KINDS: frozenset[Kind] = frozenset(k for ks, r in _RECORDS if r
 # symptoms kept as supporting evidence of the fallback verdict
 UNEXPLAINED_KINDS: frozenset[Kind] = frozenset(s.kind for s in SIGNAL_SETS if s.unexplained)
 
+# kind -> the kinds whose earlier signal makes a later signal of it a symptom (``SignalRule.yields_to_earlier``); a
+# kind a category owns stands for all of that category's kinds (a node's GPU fault is a node failure too)
+YIELDS_TO_EARLIER: dict[Kind, frozenset[Kind]] = {}
+for _r in ALL_RULES:
+    for _k in _r.yields_to_earlier:
+        _same = next((c.kinds for c in CATEGORIES if _k in c.kinds), frozenset({_k}))
+        YIELDS_TO_EARLIER[_r.kind] = YIELDS_TO_EARLIER.get(_r.kind, frozenset()) | _same
+
 # the words the chat understands for each category: specific words first (precedence order), generic ones last
 CHAT_WORDS: list[tuple[ChatWords, str]] = sorted(
     [(c.words, c.name) for c in CATEGORIES if c.words], key=lambda w: w[0].after_specific)

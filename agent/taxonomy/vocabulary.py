@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
-EXIT_CODE_MSG = re.compile(r"\bexit(?:ed)?[ _]?(?:with )?(?:code|status)\b\W{0,3}(\d{1,3})\b|"
-                           r"\bexitCode\W{0,3}(\d{1,3})\b", re.IGNORECASE)
+# (kubectl describe pads its fields: "Exit Code:    137")
+EXIT_CODE_MSG = re.compile(r"\bexit(?:ed)?[ _]?(?:with )?(?:code|status)\b(?:\W{0,3}|:\s{0,12})(\d{1,3})\b|"
+                           r"\bexitCode(?:\W{0,3}|:\s{0,12})(\d{1,3})\b", re.IGNORECASE)
 # An out-of-memory EXCEPTION raised by the application (CUDA/GPU or a runtime heap)
 APP_OOM = (r"\bCUDA out of memory\b|\bCUDA error: out of memory\b|\bOutOfMemoryError\b|"
            r"\bcudaErrorMemoryAllocation\b|\bCUDA_ERROR_OUT_OF_MEMORY\b|\bHIP out of memory\b|"

@@ -73,8 +73,8 @@ def status_signals(st: WorkloadStatus, names: list[str]) -> list[Signal]:
 def _k8s_phase_kinds(k8s_phase: str):
     p = k8s_phase.strip()
     pl = p.lower()
-    if pl == "oomkilled":
-        return [(Kind.OOM, None, 137)]
+    if pl == "oomkilled":  # the kernel's word: no exit code is stated here, so none is assumed
+        return [(Kind.OOM, None, None)]
     if pl in {"imagepullbackoff", "errimagepull", "invalidimagename"}:
         return [(Kind.IMAGE_PULL, "unspecified", None)]
     if pl.startswith("init:") and pl not in {"init:0/1"}:

@@ -14,14 +14,15 @@ from langgraph.types import Command
 from workload_diagnose.agent.model import phases
 from workload_diagnose.agent.model.findings import Call, calls_of, limitations
 from workload_diagnose.agent.model.outcomes import Stop
-from workload_diagnose.agent.model.signals import Signal, kinds_of
+from workload_diagnose.agent.model.signals import kinds_of
 from workload_diagnose.agent.taxonomy.registry import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS
 from workload_diagnose.agent.model.time import iso, parse_time, timestamp_problem
 from workload_diagnose.agent.procedures.kit import evidence as ev
 from workload_diagnose.agent.procedures.kit import routing, stops
 from workload_diagnose.agent.procedures.kit.context import Context
 from workload_diagnose.agent.procedures.kit.reads import read_limitations
-from workload_diagnose.agent.procedures.runai_failed.recurrence import Episode, count_recurrence, episodes, split_current
+from workload_diagnose.agent.procedures.runai_failed.recurrence import (count_recurrence, episodes, split_current,
+                                                                       status_marks)
 from workload_diagnose.agent.procedures.runai_failed.state import KubeEvidence, State, Step
 from workload_diagnose.agent.taxonomy import metrics_needed_by
 from workload_diagnose.agent.taxonomy.classifier import classify
@@ -213,6 +214,7 @@ def apply_history_rules(state: State) -> Command:
     names = ev.names_of(st, pods)
     added = ev.pod_signals(pods or [])
     found: dict = {}
+    current, past = None, []
     if state.history and state.history.ok:
         unusable: list[tuple[str, str]] = []
         eps = episodes(ev.history_items(state.history.data, names, state.request.now, unusable))
@@ -226,7 +228,11 @@ def apply_history_rules(state: State) -> Command:
         if current is not None:
             added += current.signals
             found["current_episode_end"] = current.end or current.start
-        found["past_episode_signals"] = [e.signals for e in past]
+        found["past_episodes"] = past
+    # the current failure's kills as history holds them and as the status's recent events do (from its start, or
+    # after the last past failure: a kill already counted in the past is never counted again)
+    since = current.start if current is not None else past[-1].end if past else None
+    found["current_marks"] = ([current.marks] if current is not None else []) + [status_marks(st.events, names, since)]
     found["signals"] = added
     problem = timestamp_problem(st.workload.phaseUpdatedAt, state.request.now)
     if problem:
@@ -282,11 +288,11 @@ def classify_failure(state: State) -> Command:
     if routing.preempted(kinds_of(sigs)):
         return _end(stops.preempted("kube"))
     verdict = state.verdict
-    past = [Episode(start=None, end=_last_at(s), signals=s) for s in state.past_episode_signals]
     req = state.request
     when = _failure_time(state)
     outside = when is not None and when < req.cutoff
-    rec = count_recurrence(verdict.category, past, req.lookback_text, current_in_window=not outside)
+    rec = count_recurrence(verdict.category, state.past_episodes, req.lookback_text, current_in_window=not outside,
+                           current=state.current_marks)
     update: dict = {"recurrence": rec}
     if outside:
         update["limitations"] = limitations(
@@ -303,11 +309,6 @@ def _failure_time(state: State):
         if value and not timestamp_problem(value, req.now):
             return parse_time(value)
     return None
-
-
-def _last_at(sigs: list[Signal]) -> str | None:
-    ats = [s.at for s in sigs if s.at]
-    return max(ats) if ats else None
 
 
 def report(state: State, runtime: Runtime[Context]) -> dict:

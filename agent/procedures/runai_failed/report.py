@@ -14,6 +14,7 @@ from workload_diagnose.agent.model.signals import Kind
 from workload_diagnose.agent.model.time import iso
 from workload_diagnose.agent.procedures.kit import evidence as ev
 from workload_diagnose.agent.procedures.kit.context import Context
+from workload_diagnose.agent.procedures.kit.peers import peer_evidence
 from workload_diagnose.agent.procedures.kit.render import dedupe, final_redaction, injections, ordered_signals
 from workload_diagnose.agent.procedures.runai_failed.layers import report_lines as layer_lines
 from workload_diagnose.agent.procedures.runai_failed.state import State, Step
@@ -74,6 +75,7 @@ def _diagnosed(res: DiagnosisResult, state: State, req: DiagnosisRequest) -> lis
     if cat.spec_lines:
         lines += [EvidenceLine(source=src, text=text) for src, text in ev.spec_context(spec)
                   if text.startswith(cat.spec_lines)]
+    lines += [EvidenceLine(source=s, text=t) for s, t in peer_evidence(v.supporting, all_sigs, pods)]
     kube = state.kube
     if kube:
         lines += [EvidenceLine(source=s, text=t) for s, t in kube.lines]

@@ -15,7 +15,7 @@ from workload_diagnose.agent.model.request import DiagnosisRequest
 from workload_diagnose.agent.model.result import DiagnosisResult
 from workload_diagnose.agent.model.signals import Signal
 from workload_diagnose.agent.procedures.kit.steps import Step  # noqa: F401  (the order of this procedure's findings)
-from workload_diagnose.agent.procedures.runai_failed.recurrence import Recurrence
+from workload_diagnose.agent.procedures.runai_failed.recurrence import Episode, Mark, Recurrence
 from workload_diagnose.agent.taxonomy.classifier import Verdict
 from workload_diagnose.tools.base import ToolResult
 
@@ -57,7 +57,10 @@ class State(BaseModel):
     signals: Added[Signal] = Field(default_factory=list)  # status + pods + current history episode
     limitations: Added[Limitation] = Field(default_factory=list)
     calls: Added[Call] = Field(default_factory=list)
-    past_episode_signals: list[list[Signal]] = Field(default_factory=list)
+    past_episodes: list[Episode] = Field(default_factory=list)
+    # the current failure's events as each source holds them (its history episode, the status's recent events), to
+    # count its distinct kills
+    current_marks: list[list[Mark]] = Field(default_factory=list)
     current_episode_end: str | None = None
     # a Pending/Running phase rule that could not be decided from status alone because events were null
     # (Step 1.6: a fetch failure, not "no events"): decided again once history and pods are in

@@ -15,6 +15,7 @@ from workload_diagnose.agent.procedures.runai_failed import layers
 from workload_diagnose.agent.procedures.kit.pod_identity import not_the_workloads_pod
 from workload_diagnose.agent.procedures.runai_failed.state import KubeEvidence, State
 from workload_diagnose.agent.taxonomy import reads_node
+from workload_diagnose.agent.taxonomy.signals.collective import RULE as COLLECTIVE_RULE
 
 
 def collect(kube, limits: Limits, state: State) -> KubeEvidence:
@@ -53,8 +54,9 @@ def collect(kube, limits: Limits, state: State) -> KubeEvidence:
         if facts and layers.applies(w.phase, all_sigs):
             out.layers = layers.walk(w.name, ns, state.request.now, facts, events)
         # node evidence: when the taxonomy says so (evidence of a category that reads the node, or a verdict that
-        # does: the termination is still unexplained and node conditions are one of the causes the skill names)
-        if reads_node(all_sigs):
+        # does: the termination is still unexplained and node conditions are one of the causes the skill names), or
+        # when a rank failed in a distributed collective (its peers' nodes may be why)
+        if reads_node(all_sigs) or (out.log_line is not None and COLLECTIVE_RULE.rx.search(out.log_line)):
             for node in sorted({pf.node_name for pf in facts if pf.node_name}):
                 try:
                     nf = kube.get_node(node)

@@ -5,9 +5,12 @@ import re
 
 from workload_diagnose.agent.model.signals import Kind
 from workload_diagnose.agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, VerdictLike
+from workload_diagnose.agent.taxonomy.signals.collective import COLLECTIVE, RULE as COLLECTIVE_RULE
 from workload_diagnose.agent.taxonomy.vocabulary import APP_OOM, NONZERO, SIGKILL, SIGTERM, signal_name
 
 _APP_OOM = re.compile(APP_OOM, re.IGNORECASE)
+_QUOTED = re.compile(r'"([^"]{1,2000})"')
+_STATED_EXIT = re.compile(r"^.{0,300}?\bexit(?:ed)?(?: with)? code \d{1,3}\s*:\s*", re.IGNORECASE)
 _GPU_WORDS = re.compile(r"\bCUDA\b|\bGPU\b|\bHIP\b|\bcuda|\bdevice\b", re.IGNORECASE)
 
 
@@ -22,6 +25,9 @@ def _detail(message: str, code: int | None) -> str | None:
 RULES = (
     SignalRule("app_exit.exit_code", Kind.APP_EXIT, exit_codes=NONZERO - {SIGKILL, SIGTERM},
                unless_kinds=frozenset({Kind.INIT_FAILED}), detail=_detail,
+               # a rank that exits after a node failure of the workload (its own node, or a peer's: NCCL/Gloo
+               # timeouts, a rendezvous error, a connection reset by the lost peer) exits because of it
+               yields_to_earlier=frozenset({Kind.NODE_FAILURE}),
                true=("Container x terminated with exit code 1", "torch.OutOfMemoryError: CUDA out of memory; exit code 1",
                      "java.lang.OutOfMemoryError: Java heap space; exit code 1", ("Error", "exitCode: 139")),
                false=("terminated with exit code 0", "terminated with exit code 137", "terminated with exit code 143",
@@ -29,10 +35,34 @@ RULES = (
 )
 
 
+def _collective_quote(c: RecoContext) -> str | None:
+    """The failed collective to quote: the failing log line when it is one, else the words of a system message that
+    carried one (never more than the matched statement)."""
+    if c.log_line and COLLECTIVE_RULE.rx.search(c.log_line):
+        return c.log_line
+    for s in c.signals:
+        if s.kind != COLLECTIVE:
+            continue
+        for said in _QUOTED.findall(s.text):  # the system message the signal quotes, from the statement's start
+            if COLLECTIVE_RULE.rx.search(said):
+                return _STATED_EXIT.sub("", said, count=1).strip()[:400]
+    return None
+
+
 def recommend(c: RecoContext) -> list[str]:
     codes = sorted({s.exit_code for s in c.signals if s.kind == Kind.APP_EXIT and s.exit_code is not None})
     out = []
-    if c.log_line:
+    collective = _collective_quote(c)
+    if collective:
+        out.append(f"The rank failed in a distributed collective: \"{collective}\". This is usually the symptom of a "
+                   "peer rank that died, hung or lost its node, or of the network between the ranks, not of this "
+                   "rank's code: check the other ranks' pods and their nodes first (kubectl get pods -o wide, kubectl "
+                   "describe node), then the network (rerun with NCCL_DEBUG=INFO; check NCCL_SOCKET_IFNAME and the "
+                   "InfiniBand/RoCE links), and whether the collective timeout (Timeout(ms); init_process_group's "
+                   "timeout) is shorter than the slowest step.")
+        out.append("Only if every peer, node and the network were healthy: look in the code for a rank that stalls "
+                   "or skips a collective (uneven data per rank, a conditional all-reduce), and fix it.")
+    elif c.log_line:
         out.append(f"Fix the code or configuration indicated by the failing log line: \"{c.log_line}\".")
     else:
         out.append("Fix the application error that made the container exit; the failing log line was not "
