@@ -41,9 +41,9 @@ def test_a_node_failure_before_the_exit_explains_it_after_does_not():
 def test_the_report_names_the_peer_pod_and_node():
     pods = {"job-worker-0": "gpu-1", "job-worker-1": "gpu-2", "job-worker-2": "gpu-3"}
     lines = peer_lines([node_down("2026-11-20T09:44:00Z")], [app_exit("2026-11-20T10:15:00Z")], pods)
-    assert lines == [("get_workload_pods", "Pod job-worker-1 ran on node gpu-2, whose failure at 2026-11-20T09:44:00Z "
-                                           "came before pod job-worker-0 (node gpu-1) ended with exit code 1 at "
-                                           "2026-11-20T10:15:00Z: that rank's exit followed the loss of its peer")]
+    assert lines == [("get_workload_pods", "Pod job-worker-1 ran on node gpu-2, whose failure (cited above, from get_workload_status) "
+                                           "came before pod job-worker-0 (node gpu-1) exited (cited above, from get_workload_status): "
+                                           "that rank's exit followed the loss of its peer")]
     # an eviction names the pod, not the node: the pods read places it
     evicted = node_down("2026-11-20T09:49:00Z", obj="job-worker-2", text="Marking for deletion Pod ns/job-worker-2")
     [(_, text)] = peer_lines([evicted], [app_exit("2026-11-20T10:15:00Z")], pods)

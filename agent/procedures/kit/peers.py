@@ -26,10 +26,6 @@ def _named(sig: Signal, names: Iterable[str]) -> str | None:
     return next((n for n in names if re.search(r"(?<![\w.-])" + re.escape(n) + r"(?![\w.-])", sig.text)), None)
 
 
-def _when(sig: Signal) -> str:
-    return sig.at or "time not reported"
-
-
 def peer_lines(failures: list[Signal], exits: list[Signal], pod_nodes: dict[str, str | None]) -> list[tuple[str, str]]:
     """(source, text) lines linking each rank exit set aside to the earliest failure of the node or pod it followed.
 
@@ -55,15 +51,16 @@ def peer_lines(failures: list[Signal], exits: list[Signal], pod_nodes: dict[str,
         # the first exit after the failure, one whose pod is known first
         e = min(after, key=lambda x: (_named(x, pod_nodes) is None, parse_time(x.at), x.text))
         rank = _named(e, pod_nodes)
-        code = f"exit code {e.exit_code}" if e.exit_code is not None else "a non-zero exit"
-        head = f"Pod {pod} ran on node {node}, whose failure at {_when(f)} came before "
+        # the times and the exit code are cited on their own lines (from the reads that hold them); this line
+        # states only what the pods read reports (which pod ran on which node) and the order the times give
+        head = f"Pod {pod} ran on node {node}, whose failure (cited above, from {f.source}) came before "
         if rank and rank != pod:
-            text = (head + f"pod {rank} (node {pod_nodes.get(rank) or 'not reported'}) ended with {code} at "
-                    f"{_when(e)}: that rank's exit followed the loss of its peer")
+            text = (head + f"pod {rank} (node {pod_nodes.get(rank) or 'not reported'}) exited (cited above, from "
+                    f"{e.source}): that rank's exit followed the loss of its peer")
         elif rank:
-            text = head + f"the pod ended with {code} at {_when(e)}"
+            text = head + f"the pod exited (cited above, from {e.source})"
         else:
-            text = head + f"the application's {code} at {_when(e)}"
+            text = head + f"the application's exit (cited above, from {e.source})"
         out.append((SOURCE, text))
     return out
 
