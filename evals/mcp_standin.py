@@ -8,8 +8,8 @@ REST reads go through :class:`tools.runai.RunaiClient`'s transport and retries (
 under test must do that), so a transient REST fault is absorbed here as a real server's HTTP client would.
 
 Tools (official SDK, low-level ``Server``): ``list_workloads {}``, ``get_workload_status`` / ``_spec`` / ``_pods`` /
-``_history {workloadId}``, ``get_workload_metrics {workloadId, start, end}``, ``whoami``, ``list_node_pools``, ``list_project_resources
-{projectName}``.
+``_history {workloadId}``, ``get_workload_metrics {workloadId, start, end}``, ``whoami``, ``list_node_pools``,
+``list_project_resources {projectName}``.
 Results are the REST bodies (``structuredContent`` plus the same JSON as text; a body that is not JSON passes
 through as text). Paged endpoints are read to the end here (at most 20 pages; a list cut short keeps ``next``).
 Variants (:class:`Options`): advertise write tools (``delete_workload``, ``manage_credentials``), rename or omit a

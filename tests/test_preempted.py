@@ -18,7 +18,8 @@ from workload_diagnose.tools.runai import ApiAuthError
 
 PRIO = "Pod runai-team/job-a-0-0 was preempted by higher priority workload runai-team/urgent"
 RECLAIM = ("Pod runai-team/job-a-0-0 was preempted by workload runai-serving/llm-serve.\n"
-           "team uses <GPU: 12, CPU: 0 (cores), memory: 0 (GB)> with a quota of <GPU: 8, CPU: 0 (cores), memory: 0 (GB)>, "
+           "team uses <GPU: 12, CPU: 0 (cores), memory: 0 (GB)> with a quota of <GPU: 8, CPU: 0 (cores), memory: 0 "
+           "(GB)>, "
            "fair-share of <GPU: 8, CPU: 0 (cores), memory: 0 (GB)> and queue priority of <100>.\n"
            "serving uses <GPU: 1, CPU: 0 (cores), memory: 0 (GB)> with a quota of <GPU: 6, CPU: 0 (cores), memory: 0 "
            "(GB)>, fair-share of <GPU: 6, CPU: 0 (cores), memory: 0 (GB)> and queue priority of <100>.")

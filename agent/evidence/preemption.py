@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from workload_diagnose.agent.evidence.rules import scrub
-from workload_diagnose.agent.taxonomy.preemption import (FALLBACK, PROJECT_OVER_QUOTA, REASONS, RECLAIMER_AT_OR_OVER_QUOTA,
-                                                         RECLAIMER_BELOW_QUOTA, PreemptionReason, PreemptionRule)
+from workload_diagnose.agent.taxonomy.preemption import (FALLBACK, PROJECT_OVER_QUOTA, REASONS,
+                                                         RECLAIMER_AT_OR_OVER_QUOTA, RECLAIMER_BELOW_QUOTA,
+                                                         PreemptionReason, PreemptionRule)
 
 __all__ = ["QueueFigures", "NoticeReason", "queue_figures", "facts_from_figures", "neutral", "rule_fires",
            "classify_notice", "preemptor_of"]

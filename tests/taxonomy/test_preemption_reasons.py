@@ -48,7 +48,8 @@ KAI_PREEMPT = "Pod runai-a/train-0 was preempted by higher priority workload run
 KAI_RECLAIM = ("Pod runai-a/train-0 was preempted by workload runai-b/serve.\n"
                "a uses <GPU: 12, CPU: 4 (cores), memory: 64 (GB)> with a quota of <GPU: 8, CPU: 0 (cores), memory: 0 "
                "(GB)>, fair-share of <GPU: 9.5, CPU: 0 (cores), memory: 0 (GB)> and queue priority of <100>.\n"
-               "b uses <GPU: {used}, CPU: 0 (cores), memory: 0 (GB)> with a quota of <GPU: 6, CPU: 0 (cores), memory: 0 "
+               "b uses <GPU: {used}, CPU: 0 (cores), memory: 0 (GB)> with a quota of <GPU: 6, CPU: 0 (cores), "
+               "memory: 0 "
                "(GB)>, fair-share of <GPU: 10, CPU: 0 (cores), memory: 0 (GB)> and queue priority of <100>.")
 KAI_CONSOLIDATE = ("Pod runai-a/train-0 was preempted and rescheduled due to bin packing (resource consolidation) "
                    "procedure")
@@ -96,7 +97,8 @@ def test_recommendations_quote_only_figures_that_were_read():
     for r in REASONS:
         out = r.recommend(empty)
         assert out and all(isinstance(x, str) and x for x in out)
-        assert not any(re.search(r"\bNone\b|\d", x.replace("Tier 2", "")) for x in out), (r.name, out)  # no figure unread
+        # no figure that was not read
+        assert not any(re.search(r"\bNone\b|\d", x.replace("Tier 2", "")) for x in out), (r.name, out)
     pool = Pool(name="a100", deserved=8, allocated=12, allocated_non_preemptible=4, limit=-1, over_quota_weight=2)
     c = PreemptionContext(project="ml", requested_gpus=4, preemptible=True, priority_class="train",
                           terminate_after_preemption=True, pool=pool,

@@ -8,11 +8,11 @@ procedure.
               └─ read_history       Step 2    history records to the lookback cutoff
                   └─ find_preemptions Step 2  preemption notices in status + history
                       ├─ report                 none: not preempted (the failed-workload diagnosis answers)
-                      └─ ┬ read_spec            Step 3  priority class, preemptibility, terminateAfterPreemption ┐
-                         ├ read_quota           Step 3  the project's deserved vs allocated GPUs per node pool   │ concurrent
-                         └ lookup_preemptors    Step 3  who preempted it: their priority and type               ┘
-                            └─ classify_preemptions Step 4  notices → preemptions → a reason each (the taxonomy's)
-                                └─ report           Step 5  reason and owner first, cited evidence, quota, recurrence
+                      └─ ┬ read_spec          Step 3  priority class, preemptibility, terminateAfterPreemption ┐
+                         ├ read_quota         Step 3  the project's deserved vs allocated GPUs per pool      │ at once
+                         └ lookup_preemptors  Step 3  who preempted it: their priority and type             ┘
+                            └─ classify_preemptions Step 4  notices → preemptions → a reason each
+                                └─ report           Step 5  reason and owner first, evidence, quota, recurrence
 
 Input: ``{"request": PreemptedRequest}``; output: ``{"result": PreemptionResult}``; the sources and limits travel
 as the run's context (the kit's ``Context``).

@@ -1,7 +1,8 @@
 """The scheduler moved the workload to pack GPUs (consolidation); it is rescheduled, not refused."""
 from __future__ import annotations
 
-from workload_diagnose.agent.taxonomy.preemption_record import PreemptionContext, PreemptionReason, PreemptionRule, checkpoint
+from workload_diagnose.agent.taxonomy.preemption_record import (PreemptionContext, PreemptionReason, PreemptionRule,
+    checkpoint)
 
 RULES = (
     # NVIDIA/KAI-Scheduler pkg/scheduler/api/unschedule_info.go GetConsolidateMessage

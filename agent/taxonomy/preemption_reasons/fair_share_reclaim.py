@@ -1,9 +1,8 @@
 """Another project, itself over its deserved quota, reclaimed its fair share of the over-quota GPUs."""
 from __future__ import annotations
 
-from workload_diagnose.agent.taxonomy.preemption_record import (RECLAIM_MESSAGE, RECLAIMER_AT_OR_OVER_QUOTA, PreemptionContext,
-                                                         PreemptionReason, PreemptionRule, checkpoint, gpus, quota_line,
-                                                         within_quota)
+from workload_diagnose.agent.taxonomy.preemption_record import (RECLAIM_MESSAGE, RECLAIMER_AT_OR_OVER_QUOTA,
+    PreemptionContext, PreemptionReason, PreemptionRule, checkpoint, gpus, quota_line, within_quota)
 _DETAILS = ("team-a uses <GPU: 12, CPU: 0 (cores), memory: 0 (GB)> with a quota of <GPU: 8, CPU: 0 (cores), memory: "
             "0 (GB)>, fair-share of <GPU: 10, CPU: 0 (cores), memory: 0 (GB)> and queue priority of <100>.")
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import re
 
-from workload_diagnose.agent.taxonomy.preemption_record import PreemptionContext, PreemptionReason, PreemptionRule, checkpoint
+from workload_diagnose.agent.taxonomy.preemption_record import (PreemptionContext, PreemptionReason, PreemptionRule,
+    checkpoint)
 
 # Kueue's reasons and the words its message uses for each (kubernetes-sigs/kueue,
 # pkg/scheduler/preemption/preemption.go: HumanReadablePreemptionReasons)

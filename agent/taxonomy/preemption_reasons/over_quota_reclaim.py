@@ -1,9 +1,9 @@
 """The workload ran on GPUs above its project's deserved quota; another project reclaimed the GPUs it deserves."""
 from __future__ import annotations
 
-from workload_diagnose.agent.taxonomy.preemption_record import (PROJECT_OVER_QUOTA, RECLAIM_MESSAGE, RECLAIMER_BELOW_QUOTA,
-                                                         PreemptionContext, PreemptionReason, PreemptionRule, checkpoint,
-                                                         gpus, other_pool, within_quota)
+from workload_diagnose.agent.taxonomy.preemption_record import (PROJECT_OVER_QUOTA, RECLAIM_MESSAGE,
+    RECLAIMER_BELOW_QUOTA, PreemptionContext, PreemptionReason, PreemptionRule, checkpoint, gpus, other_pool,
+    within_quota)
 
 RULES = (
     # NVIDIA/KAI-Scheduler GetReclaimMessage with queue details: the reclaiming queue was below its quota

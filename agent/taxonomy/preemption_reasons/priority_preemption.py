@@ -1,8 +1,8 @@
 """A higher-priority workload of the same project took the GPUs."""
 from __future__ import annotations
 
-from workload_diagnose.agent.taxonomy.preemption_record import (PreemptionContext, PreemptionReason, PreemptionRule, checkpoint,
-                                                         quota_line, within_quota)
+from workload_diagnose.agent.taxonomy.preemption_record import (PreemptionContext, PreemptionReason, PreemptionRule,
+    checkpoint, quota_line, within_quota)
 
 RULES = (
     # NVIDIA/KAI-Scheduler pkg/scheduler/api/unschedule_info.go GetPreemptMessage (the preempt action: same queue)

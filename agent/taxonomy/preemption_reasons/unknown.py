@@ -1,7 +1,7 @@
 """A preemption was reported, but no evidence says which mechanism caused it."""
 from __future__ import annotations
 
-from workload_diagnose.agent.taxonomy.preemption_record import PreemptionContext, PreemptionReason, checkpoint
+from workload_diagnose.agent.taxonomy.preemption_record import (PreemptionContext, PreemptionReason, checkpoint)
 
 
 def recommend(c: PreemptionContext) -> list[str]:
