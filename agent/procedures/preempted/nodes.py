@@ -26,6 +26,10 @@ NOT_PREEMPTED = ("No preemption was found in the workload's status, recent event
                  "was not preempted in that window.")
 
 
+TIER1_ONLY = ("This diagnosis reads the Run:ai evidence only: a preemption that only Kubernetes (Tier 2) events or pod "
+              "conditions show, as the failed-workload diagnosis may report with a kubeconfig, is not seen here.")
+
+
 def _end(stop: Stop, **update) -> Command:
     return Command(goto="report", update={"stop": stop, **update})
 
@@ -132,6 +136,7 @@ def find_preemptions(state: State) -> Command:
         unread = state.history is None or not state.history.ok or st.events is None
         note = (" Part of the evidence could not be read (see the limitations): a preemption there cannot be ruled "
                 "out." if unread else "")
+        upd["limitations"] = upd.get("limitations", []) + limitations(Step.VERDICT, TIER1_ONLY)
         return _end(Stop(route=Route.NOT_PREEMPTED, message=NOT_PREEMPTED + note), **upd)
     return Command(goto=["read_spec", "read_quota", "lookup_preemptors"],
                    update={**upd, "notices": notices, "resumes": resumes})
