@@ -15,12 +15,25 @@ from workload_diagnose.agent.taxonomy import NAMES as CATEGORY_NAMES
 from workload_diagnose.agent.model import phases
 from workload_diagnose.agent.model.result import DiagnosisResult
 from workload_diagnose.evals.scenarios import Scenario
+from workload_diagnose.evals.worldcalls import history_pages
 
 ROUTES = {"routed": {"preempted", "pending_scheduling"},
           "stopped": {"completed", "suspended", "phase_not_terminal", "cluster_mismatch"},
           "needs_input": {"missing_parameters", "no_matching_workload", "running_without_failure"}}
 SKILL_TOOLS = {"get_workload_status", "get_workload_spec", "get_workload_pods", "get_workload_history",
-               "get_workload_metrics", "list_workloads"}
+               "get_workload_metrics", "list_workloads", "find_project", "list_node_pools"}
+
+
+def verdict_of(res: Any) -> tuple[str, str | None, str | None]:
+    """(outcome, the verdict's name, route) of any procedure's result: the failed-workload category, or the
+    preempted procedure's reason (scored in the same column)."""
+    return res.outcome, getattr(res, "category", None) or getattr(res, "reason", None), res.route
+
+
+def _preempted(res: Any) -> bool:
+    from workload_diagnose.agent.model.preemption import PreemptionResult
+
+    return isinstance(res, PreemptionResult)
 
 
 def label(outcome: str | None, category: str | None, route: str | None) -> str:
@@ -33,9 +46,12 @@ def label(outcome: str | None, category: str | None, route: str | None) -> str:
 
 
 def all_labels() -> list[str]:
-    out = list(CATEGORY_NAMES)
+    from workload_diagnose.agent.taxonomy.preemption import NAMES as REASON_NAMES
+
+    out = list(CATEGORY_NAMES) + [n for n in REASON_NAMES if n not in CATEGORY_NAMES]
     for outcome in ("routed", "stopped", "needs_input"):
-        out += [f"{outcome}:{r}" for r in sorted(ROUTES[outcome])]
+        out += [f"{outcome}:{r}" for r in sorted(ROUTES[outcome] | ({"not_preempted"} if outcome == "routed"
+                                                                     else set()))]
     return out
 
 
@@ -43,9 +59,11 @@ def all_labels() -> list[str]:
 def verdict_problems(sc: Scenario, res: DiagnosisResult) -> list[str]:
     e = sc.expected
     out = []
-    got = (res.outcome, res.category, res.route)
+    got = verdict_of(res)
     if got != e.verdict():
         out.append(f"verdict {got} != expected {e.verdict()}")
+    if e.owner is not None and getattr(res, "owner", None) != e.owner:
+        out.append(f"owner {getattr(res, 'owner', None)!r} != expected {e.owner!r}")
     if e.recurrence is not None:
         n = res.recurrence.count if res.recurrence else None
         if n != e.recurrence:
@@ -63,6 +81,10 @@ def verdict_problems(sc: Scenario, res: DiagnosisResult) -> list[str]:
 
 def validity_problems(res: DiagnosisResult) -> list[str]:
     """The --json contract, structurally (README): a result that breaks it is not a valid answer."""
+    if _preempted(res):
+        from workload_diagnose.evals.checks_preempted import validity_problems as preempted_validity
+
+        return preempted_validity(res)
     out = []
     if res.outcome == "diagnosed":
         if res.category not in CATEGORY_NAMES:
@@ -290,8 +312,13 @@ def minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
     matches (limit 50) and, for an active request, probes Running/Pending matches newest-first until one confirms;
     ``get_workload_status`` is the workload plus its events (2 requests); a stop at the phase rule needs nothing
     more; otherwise spec (when the kind has an endpoint), pods (all pages), history (pages until the cutoff), and
-    metrics only for OOMKilled or an exit 137 that stays unexplained.
+    metrics only for OOMKilled or an exit 137 that stays unexplained. Another procedure's scenarios: its own rules
+    (``evals/checks_preempted.py``).
     """
+    if sc.procedure == "preempted":
+        from workload_diagnose.evals.checks_preempted import minimum_calls as preempted_minimum
+
+        return preempted_minimum(sc, world)
     a, e = sc.args, sc.expected
     calls: dict[str, int] = {}
     if not a.complete:
@@ -340,7 +367,7 @@ def minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
                   key=lambda r: _t((r.get("meta") or {}).get("creationTimestamp")), reverse=True)
     first_old = next((i for i, r in enumerate(recs) if _t((r.get("meta") or {}).get("creationTimestamp")) < cutoff),
                      None)
-    calls["get_workload_history"] = first_old // 50 + 1 if first_old is not None else max(1, math.ceil(len(recs) / 50))
+    calls["get_workload_history"] = history_pages(world, wid, cutoff)  # (evals.worldcalls)
     if e.route == "preempted":
         return calls
     texts = [_status_text(world, selected)] + [p.get("k8sPhase") or "" for p in

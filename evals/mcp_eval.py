@@ -88,8 +88,7 @@ def score_mcp(ref: str) -> dict:
     sc = _load(ref)
     rec: dict[str, Any] = {"id": sc.id, "suite": sc.suite, "confirmed": sc.confirmed, "replay_only": False,
                            "known_defect": sc.known_defect,
-                           "expected": _verdict_dict(sc.expected.outcome, sc.expected.category, sc.expected.route,
-                                                     sc.expected.recurrence)}
+                           "expected": _verdict_dict(*sc.expected.verdict(), sc.expected.recurrence)}
     t0 = time.perf_counter()
     kube_bodies: list[str] = []
     kube_reads: list[gates.Read] = []
@@ -132,7 +131,7 @@ def score_mcp(ref: str) -> dict:
                                                      extra_writes=[f"MCP tool {n}" for n in refused if n in WRITE_TOOLS])
     problems += gate_problems
     count = res.recurrence.count if res.recurrence else None
-    rec.update(got=_verdict_dict(res.outcome, res.category, res.route, count),
+    rec.update(got=_verdict_dict(*checks.verdict_of(res), count),
                problems=problems, citations=[cited, total], invented=invented, leaks=leaks,
                tool_calls={"observed": sum(observed.values()), "minimum": None, "by_tool": observed,
                            "minimum_by_tool": {}})

@@ -25,13 +25,15 @@ REPLAY_URL = "http://runai-simulator.local"
 class Expected(BaseModel):
     outcome: str
     category: str | None = None
+    reason: str | None = None  # the preempted procedure's verdict (scored in the category column)
+    owner: str | None = None  # the preempted procedure's owner (checked when given)
     route: str | None = None
     recurrence: int | None = None  # distinct same-category failures in the lookback (None: not checked)
     report_contains: list[str] = Field(default_factory=list)  # e.g. the recommendation an error class needs
     report_excludes: list[str] = Field(default_factory=list)  # e.g. secrets that must never be printed
 
     def verdict(self) -> tuple[str, str | None, str | None]:
-        return self.outcome, self.category, self.route
+        return self.outcome, self.category or self.reason, self.route
 
 
 class CaseArgs(BaseModel):

@@ -43,8 +43,7 @@ def score_replay(ref: str) -> dict:
     t0 = time.perf_counter()
     rec: dict[str, Any] = {"id": sc.id, "suite": sc.suite, "confirmed": sc.confirmed, "replay_only": not sc.has_world,
                            "known_defect": sc.known_defect,
-                           "expected": _verdict_dict(sc.expected.outcome, sc.expected.category, sc.expected.route,
-                                                     sc.expected.recurrence)}
+                           "expected": _verdict_dict(*sc.expected.verdict(), sc.expected.recurrence)}
     try:
         res = replay(sc)
     except Exception as e:  # noqa: BLE001 - a replay that raises is a failed scenario, not a failed run
@@ -77,7 +76,7 @@ def score_replay(ref: str) -> dict:
     problems += gate_problems
     if n_min is not None and n_obs < n_min:
         problems.append(f"{n_obs} tool calls < the {n_min} the skill needs on this path (a step was skipped)")
-    rec.update(got=_verdict_dict(res.outcome, res.category, res.route, res.recurrence.count if res.recurrence else None),
+    rec.update(got=_verdict_dict(*checks.verdict_of(res), res.recurrence.count if res.recurrence else None),
                problems=problems, citations=[cited, total], invented=invented, leaks=leaks,
                tool_calls={"observed": n_obs, "minimum": n_min, "by_tool": observed,
                            "minimum_by_tool": dict(sorted((minimum or {}).items()))})
@@ -87,6 +86,7 @@ def score_replay(ref: str) -> dict:
 
 # ------------------------------------------------------------------------------------------------ faults
 def fault_baseline(ref: str, tier1: str = "rest") -> dict:
+    from workload_diagnose.evals import checks
     from workload_diagnose.evals import faultmatrix as fm
     from workload_diagnose.evals.runner import live_run
 
@@ -100,12 +100,13 @@ def fault_baseline(ref: str, tier1: str = "rest") -> dict:
         run = live_run(sc)
     r = run.result
     return {"id": sc.id, "requests": run.requests, "error": run.error,
-            "verdict": [r.outcome, r.category, r.route] if r else None,
+            "verdict": list(checks.verdict_of(r)) if r else None,
             "endpoints": fm.endpoints_hit(run.requests), "seconds": run.seconds,
             "tools": sorted({n for n, _ in getattr(run, "mcp_calls", [])})}
 
 
 def fault_run(ref: str, variant: str, endpoint: str, base: dict, tier1: str = "rest") -> dict:
+    from workload_diagnose.evals import checks
     from workload_diagnose.evals import faultmatrix as fm
     from workload_diagnose.evals.runner import live_run
 
@@ -129,7 +130,7 @@ def fault_run(ref: str, variant: str, endpoint: str, base: dict, tier1: str = "r
     xfail = None
     if problems and r is not None:
         xfail = fm.known_defect(endpoint, fm.variant_of(variant)[0].transient, tuple(base["verdict"] or ()),
-                                (r.outcome, r.category, r.route))
+                                checks.verdict_of(r))
         if xfail and not all(p.startswith("persistent fault changed the verdict") for p in problems):
             xfail = None  # only the known verdict change is excused; anything else still fails
     if xfail:
@@ -137,7 +138,7 @@ def fault_run(ref: str, variant: str, endpoint: str, base: dict, tier1: str = "r
     return {"id": sc.id, "variant": variant, "endpoint": endpoint, "problems": problems, "xfail": xfail,
             "transient": fm.variant_of(variant)[0].transient, "fired": run.fired > 0,
             "got": "fatal:" + run.error_kind if run.error_kind else
-            ":".join(str(x) for x in (r.outcome, r.category or r.route)),
+            ":".join(str(x) for x in (r.outcome, checks.verdict_of(r)[1] or r.route)),
             "requests": len(run.requests), "seconds": run.seconds}
 
 
@@ -275,7 +276,7 @@ def _fault_matrix(scs: list[Scenario], refs: list[str], jobs: int, fault_filter,
     tasks = []
     base_problems = []
     for (sc, ref), b in zip(live, bases):
-        exp = [sc.expected.outcome, sc.expected.category, sc.expected.route]
+        exp = list(sc.expected.verdict())
         if b["verdict"] != exp and not sc.known_defect:
             base_problems.append({"id": sc.id, "variant": "none", "endpoint": "-",
                                   "problems": [f"fault-free live run gave {b['verdict']} ({b['error']}), expected {exp}"]})
@@ -492,10 +493,12 @@ def _record(suites: list[str] | None, echo) -> int:
     bad = 0
     for sc in scs:
         res = record(sc)
-        got = (res.outcome, res.category, res.route)
+        from workload_diagnose.evals.checks import verdict_of
+
+        got = verdict_of(res)
         ok = got == sc.expected.verdict()
         bad += not ok and not sc.known_defect
-        echo(f"{'ok  ' if ok else 'FAIL'} {sc.id:45s} {res.outcome:12s} {res.category or res.route}"
+        echo(f"{'ok  ' if ok else 'FAIL'} {sc.id:45s} {res.outcome:12s} {got[1] or res.route}"
              + ("" if ok else f"   expected {sc.expected.verdict()}"))
     echo(f"{len(scs)} recorded, {bad} with an unexpected verdict")
     return 1 if bad else 0

@@ -205,7 +205,7 @@ def runai_command(spec: Any) -> Callable[..., None]:
             _exit_now("interrupted: nothing was diagnosed", 130)
         finally:
             progress.stop()
-        if as_json:  # (a key naming the command that answers a route would come from kit.routing's answered_by)
+        if as_json:  # (``next`` names the command that answers a route: kit.routing's answered_by)
             typer.echo(json.dumps(result.model_dump(mode="json"), indent=2, sort_keys=False))
         else:
             print_report(load(spec.report)(result) if spec.report else result.report)

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 class Outcome(str, Enum):
     DIAGNOSED = "diagnosed"
-    ROUTED = "routed"  # handed to another diagnosis (preemption, pending scheduling)
+    ROUTED = "routed"  # handed to another diagnosis (preemption, pending scheduling, not preempted)
     STOPPED = "stopped"  # out of scope (completed, suspended, not terminal, other cluster)
     NEEDS_INPUT = "needs_input"  # the user must say more
 
@@ -26,6 +26,7 @@ class Route(str, Enum):
     MISSING_PARAMETERS = "missing_parameters"
     NO_MATCHING_WORKLOAD = "no_matching_workload"
     RUNNING_WITHOUT_FAILURE = "running_without_failure"
+    NOT_PREEMPTED = "not_preempted"  # the preemption diagnosis found no preemption: the failed-workload one answers
 
     @property
     def outcome(self) -> Outcome:
@@ -42,6 +43,7 @@ ROUTE_OUTCOME: dict[Route, Outcome] = {
     Route.MISSING_PARAMETERS: Outcome.NEEDS_INPUT,
     Route.NO_MATCHING_WORKLOAD: Outcome.NEEDS_INPUT,
     Route.RUNNING_WITHOUT_FAILURE: Outcome.NEEDS_INPUT,
+    Route.NOT_PREEMPTED: Outcome.ROUTED,
 }
 
 

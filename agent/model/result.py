@@ -35,6 +35,9 @@ class DiagnosisResult(BaseModel):
     outcome: str
     category: str | None = None
     route: str | None = None
+    # The command that answers ``route`` (e.g. "preempted"), when a registered procedure answers it. Optional:
+    # absent from --json (not null) when there is none.
+    next: str | None = None
     workload: WorkloadRef | None = None
     evidence: list[EvidenceLine] = Field(default_factory=list)
     recurrence: RecurrenceOut | None = None
@@ -50,8 +53,10 @@ class DiagnosisResult(BaseModel):
     lifecycle: PodLayers | None = None
 
     @model_serializer(mode="wrap")
-    def _omit_absent_lifecycle(self, handler):
+    def _omit_absent_optional_keys(self, handler):
         data = handler(self)
-        if isinstance(data, dict) and data.get("lifecycle") is None:
-            data.pop("lifecycle", None)
+        if isinstance(data, dict):
+            for key in ("next", "lifecycle"):
+                if data.get(key) is None:
+                    data.pop(key, None)
         return data

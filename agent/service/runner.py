@@ -169,5 +169,6 @@ class Admitted:
         except Exception:
             r.metrics.failures.labels(status="500").inc()
             raise
-        r.metrics.diagnosed(res.outcome, res.category, time.perf_counter() - t0)
+        # (a procedure whose result has no category, e.g. preempted, is counted under category "none")
+        r.metrics.diagnosed(res.outcome, getattr(res, "category", None), time.perf_counter() - t0)
         return res

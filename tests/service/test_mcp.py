@@ -41,8 +41,11 @@ def _cli(sc, sim) -> dict:
 
 async def _exercise(session: ClientSession, sim, scenarios) -> None:
     await session.initialize()
+    from workload_diagnose.agent.procedures import specs
+
     listed = {t.name: t for t in (await session.list_tools()).tools}
-    assert set(listed) == {"diagnose_failed_workload", "lifecycle_status"}  # no tool that writes
+    assert set(listed) == {s.tool.name for s in specs().values() if s.tool}  # one per procedure; none writes
+    assert {"diagnose_failed_workload", "diagnose_preempted_workload", "lifecycle_status"} <= set(listed)
     for tool in listed.values():
         assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
     assert set(listed["diagnose_failed_workload"].input_schema["properties"]) == {

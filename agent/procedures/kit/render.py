@@ -39,8 +39,9 @@ def injections(runai: Any, kube: Any) -> list[EvidenceLine]:
 
 
 def final_redaction(res: DiagnosisResult) -> DiagnosisResult:
+    """The last redaction pass over a whole result (any procedure's result type: it is rebuilt as that type)."""
     from workload_diagnose import guardrails
 
     data = res.model_dump(mode="json")
     clean = guardrails.redact_value(data)
-    return DiagnosisResult.model_validate(clean)
+    return type(res).model_validate(clean)

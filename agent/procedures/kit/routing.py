@@ -47,8 +47,8 @@ class PhaseRule:
     applies: Callable[[Facts], bool]
     stop: Callable[[Facts], Stop] | None = None  # an early end …
     defer: str | None = None  # … or a decision taken again after history and pods (``after_history``)
-    # the registered procedure that answers this route, when one exists (a ``failed --json`` key ``next`` naming
-    # its command would be derived from it; no row names one yet, and the key is not emitted)
+    # the registered procedure that answers this route, when one exists: ``failed --json`` then names its command
+    # in the key ``next`` (``next_command``)
     answered_by: str | None = None
     # (phase, kinds, events known) this row decides, and one it must leave to a later row (checked by a test)
     true: tuple[str, frozenset, bool] = ("", frozenset(), True)
@@ -58,7 +58,7 @@ class PhaseRule:
 _F = frozenset
 RULES: tuple[PhaseRule, ...] = (
     PhaseRule("preempted", lambda f: preempted(f.kinds), stop=lambda f: stops.preempted("status"),
-              true=("Failed", _F({Kind.PREEMPTED, Kind.APP_EXIT}), True),
+              answered_by="preempted", true=("Failed", _F({Kind.PREEMPTED, Kind.APP_EXIT}), True),
               false=("Failed", _F({Kind.APP_EXIT}), True)),
     PhaseRule("completed", lambda f: f.p in phases.SUCCEEDED, stop=lambda f: stops.completed(f.phase),
               true=("Succeeded", _F(), True), false=("Failed", _F(), True)),
@@ -82,6 +82,21 @@ RULES: tuple[PhaseRule, ...] = (
               stop=lambda f: stops.not_terminal(f.phase), true=("Initializing", _F(), True),
               false=("Crashed", _F(), True)),
 )
+
+
+def command_of(procedure: str | None) -> str | None:
+    """The CLI command of a registered procedure (looked up by its registry name, never imported), or None."""
+    from workload_diagnose.agent.procedures import specs
+
+    spec = specs().get(procedure or "")
+    return spec.command.name if spec is not None and spec.command is not None else None
+
+
+def next_command(route: str | None) -> str | None:
+    """The command of the registered procedure that answers ``route`` (the row of that name says which), or None.
+    Every stop with that route (seen in status, in pods or history, or in Kubernetes evidence) is the same route."""
+    row = next((r for r in RULES if r.name == route and r.answered_by), None)
+    return command_of(row.answered_by) if row is not None else None
 
 
 @dataclass(frozen=True)

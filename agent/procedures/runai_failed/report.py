@@ -16,6 +16,7 @@ from workload_diagnose.agent.procedures.kit import evidence as ev
 from workload_diagnose.agent.procedures.kit.context import Context
 from workload_diagnose.agent.procedures.kit.peers import peer_evidence
 from workload_diagnose.agent.procedures.kit.render import dedupe, final_redaction, injections, ordered_signals
+from workload_diagnose.agent.procedures.kit.routing import next_command
 from workload_diagnose.agent.procedures.runai_failed.layers import report_lines as layer_lines
 from workload_diagnose.agent.procedures.runai_failed.state import State, Step
 from workload_diagnose.agent.taxonomy import RecoContext
@@ -32,7 +33,8 @@ def build_result(state: State, ctx: Context) -> DiagnosisResult:
     diagnosed = stop is None and state.verdict is not None
     res = DiagnosisResult(outcome=Outcome.DIAGNOSED.value if diagnosed else stop.outcome.value,
                           route=None if diagnosed else stop.route.value, workload=ref,
-                          question=None if diagnosed else stop.question)
+                          question=None if diagnosed else stop.question,
+                          next=None if diagnosed else next_command(stop.route.value))
     found = list(state.limitations)
     res.tool_calls = [ToolCall(tool=c.tool, request=c.request, status=c.status) for c in ordered(state.calls)]
     res.ignored_instructions = injections(ctx.runai, state.kube)
@@ -43,6 +45,9 @@ def build_result(state: State, ctx: Context) -> DiagnosisResult:
         res.evidence = dedupe([EvidenceLine(source=s.source, text=s.text) for s in ordered_signals(state.signals)])
         if stop.message:
             res.recommendations = [stop.message]
+        if res.next:
+            res.recommendations.append(f"It is answered by: workload-diagnose {res.next} (the same cluster and "
+                                       "workload).")
     res.evidence, cut = cap(aggregate(res.evidence), EVIDENCE_CAP, "evidence")
     res.ignored_instructions, cut_ii = cap(aggregate(res.ignored_instructions), INSTRUCTIONS_CAP,
                                            "ignored embedded instructions")

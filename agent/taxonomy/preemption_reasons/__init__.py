@@ -1,0 +1,1 @@
+"""One module per preemption reason, each defining ``REASON`` (``agent.taxonomy.preemption`` collects them)."""
