@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 from urllib.parse import unquote, urlsplit
+from workload_diagnose.evals.checks import verdict_of
 
 THRESHOLDS = {"top1": 0.98, "link_precision": 1.0, "abstention": 1.0, "groundless": 0, "writes": 0}
 # the skill tool → the Run:ai endpoint classes (``evals.faultmatrix.ENDPOINTS``) its reads hit; used when a call is
@@ -160,7 +161,7 @@ _OPEN = re.compile(r'(?:(?<=: )|(?<=; )|^)"')
 _CLOSE_TAIL = re.compile(r'$|[;,)]| at | \(| since ')
 _LABELS = [re.compile(p) for p in (
     r"\b(?:reason|phaseReason|k8sPhase|node|nodePool|Phase): ([^\s;,()]+)", r"\breason ([^\s;,()]+)",
-    r"^(?:Pod|Node|Init container|Container) ([^\s;,()]+)", r"\(pod ([^\s)]+)\)",
+    r"^(?:Pod|Node(?! pools\b)|Init container|Container) ([^\s;,()]+)", r"\(pod ([^\s)]+)\)",
     r"\bSubmitted image: (\S+)", r"\bRestart policy: (\w+)", r"\bbackoffLimit: (\d+)",
     r"\b[Cc]ondition (\w+)=(\w+)", r"\btaint ([^\s:]+):(\w+)", r"\bPhase update at " + _TS + r": ([^\s;]+)")]
 _STAMPS = re.compile(r"\b(?:at|since|first|last) (" + _TS + ")")
@@ -311,7 +312,7 @@ def grounded(res: Any) -> bool | None:
     """Whether a diagnosed category is backed by a cited direct signal of it (None: nothing to ground)."""
     from workload_diagnose.agent.taxonomy import BY_NAME
 
-    cat = BY_NAME.get(res.category or "")
+    cat = BY_NAME.get(getattr(res, "category", None) or "")
     if res.outcome != "diagnosed" or cat is None or not cat.kinds:
         return None
     w = res.workload
@@ -332,7 +333,7 @@ def abstained(res: Any) -> bool:
 
     if res.outcome == "needs_input":
         return bool(res.question)
-    return res.outcome == "diagnosed" and res.category == UNKNOWN.name and bool(res.limitations)
+    return res.outcome == "diagnosed" and verdict_of(res)[1] == UNKNOWN.name and bool(res.limitations)
 
 
 def writes(requests: Iterable[tuple[str, str, bool]]) -> list[str]:
@@ -359,9 +360,10 @@ def record_gates(res: Any, reads: list[Read], requests: Iterable[tuple[str, str,
              "abstained": abstained(res), "writes": wr}
     problems = [f"evidence line not found verbatim in the read it names: {x}" for x in unlinked]
     if ground is False:
-        problems.append(f"groundless: {res.category} with no cited direct signal of it")
+        problems.append(f"groundless: {getattr(res, 'category', None)} with no cited direct signal of it")
     if undecidable and not facts["abstained"]:
-        problems.append(f"undecidable case answered {res.category or res.route}, not an abstention")
+        _, name, route = verdict_of(res)
+        problems.append(f"undecidable case answered {name or route}, not an abstention")
     problems += [f"write request: {x}" for x in wr]
     return facts, problems
 
