@@ -45,6 +45,13 @@ class SignalRule:
     detail: str | Callable[[str, int | None], str | None] | None = None
     exit_code: int | None = None  # the exit code the signal carries (OOM: 137); exit-code rules carry the stated one
     exit_code_from_message: bool = False  # carry the message's "exit code N" (init containers)
+    # signals of these kinds anywhere in the workload's evidence are symptoms of this one (a GPU fault explains the
+    # application's exit): the classifier sets them aside before it applies the strongest-signal rule. Per kind: a
+    # signal does not remember its rule, so every rule of a kind that declares it should declare the same.
+    explains: frozenset[Kind] = frozenset()
+    # a reading of these kinds from the SAME evidence line (source and text) is a misreading next to this one (the
+    # kubelet's admission reason OutOfmemory read as an OOM kill)
+    overrides_on_line: frozenset[Kind] = frozenset()
     true: tuple = ()   # samples the rule must turn into ``kind`` (through the interpreter)
     false: tuple = ()  # samples that must not produce ``kind``
 
@@ -94,6 +101,7 @@ class RecoContext:
     restart_policy: str | None
     namespace: str | None
     log_line: str | None
+    nodes: tuple[str, ...] = ()  # the nodes the workload's pods ran on (pods read, Tier 2 pod facts)
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,24 @@ CRASH_CONFIRMING_KINDS: frozenset[Kind] = frozenset(k for ks, r in _RECORDS if r
 # symptoms kept as supporting evidence of the fallback verdict
 UNEXPLAINED_KINDS: frozenset[Kind] = frozenset(s.kind for s in SIGNAL_SETS if s.unexplained)
 
+
+def _kind_map(attr: str) -> dict[Kind, frozenset[Kind]]:
+    out: dict[Kind, frozenset[Kind]] = {}
+    for r in ALL_RULES:
+        if getattr(r, attr):
+            out[r.kind] = out.get(r.kind, frozenset()) | getattr(r, attr)
+    return out
+
+
+# kind -> the kinds whose signals, anywhere in the evidence, are its symptoms (``SignalRule.explains``)
+EXPLAINS: dict[Kind, frozenset[Kind]] = _kind_map("explains")
+# kind -> the kinds whose reading of the same line it overrides (``SignalRule.overrides_on_line``)
+OVERRIDES_ON_LINE: dict[Kind, frozenset[Kind]] = _kind_map("overrides_on_line")
+# kinds that a signal of a category which reads the node may explain: with one of them in the verdict, the node is
+# read for the explanation (an application's exit may be the symptom of the node's GPU fault)
+NODE_EXPLAINABLE_KINDS: frozenset[Kind] = frozenset(
+    k for c in CATEGORIES if c.reads_node for kind in c.kinds for k in EXPLAINS.get(kind, ()))
+
 # the words the chat understands for each category: specific words first (precedence order), generic ones last
 CHAT_WORDS: list[tuple[ChatWords, str]] = sorted(
     [(c.words, c.name) for c in CATEGORIES if c.words], key=lambda w: w[0].after_specific)
