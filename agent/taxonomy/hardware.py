@@ -38,6 +38,7 @@ HW = r"(?:" + "|".join(sorted(map(str, XID_HARDWARE), key=lambda n: (-len(n), n)
 # where a message states an Xid number: the kernel's "Xid (PCI:0000:a1:00): 79", the device plugin's "Xid=94", EKS's
 # "XID-79", DCGM/NVSentinel's "XID 95", a consequence line's "caused by previous Xid 149"
 _XID_NUMBER = re.compile(r"\bXID\b(?:\s*\([^)]{0,40}\))?\s*[:=-]?\s*(\d{1,3})(?!\d)", re.IGNORECASE)
+_DCGM_XID = re.compile(r"\bDCGM_FI_DEV_XID_ERRORS\b\D{0,40}?(\d{1,3})(?!\d)")  # our line of the exporter's gauge
 _PCI = re.compile(r"\bPCI:\s*([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}(?:\.[0-7])?)|"
                   r"\bGPU\s*([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])", re.IGNORECASE)
 _UUID = re.compile(r"\b(GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b", re.IGNORECASE)
@@ -49,7 +50,7 @@ _MONITOR_MAP = re.compile(r"\{\s*(\d{1,3})\s*:\s*true")  # GKE's XidCriticalErro
 def xids(message: str) -> list[int]:
     """Every Xid number the message states, in order (GKE's reason map included)."""
     found = [int(m.group(1)) for m in _XID_NUMBER.finditer(message)]
-    return found + [int(n) for n in _MONITOR_MAP.findall(message)]
+    return found + [int(n) for n in _MONITOR_MAP.findall(message)] + [int(n) for n in _DCGM_XID.findall(message)]
 
 
 def gpu_of(message: str) -> str | None:

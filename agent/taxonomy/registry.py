@@ -84,6 +84,9 @@ def _kind_map(attr: str) -> dict[Kind, frozenset[Kind]]:
 EXPLAINS: dict[Kind, frozenset[Kind]] = _kind_map("explains")
 # kind -> the kinds whose reading of the same line it overrides (``SignalRule.overrides_on_line``)
 OVERRIDES_ON_LINE: dict[Kind, frozenset[Kind]] = _kind_map("overrides_on_line")
+# the kinds of the categories whose evidence is read on the node (what the node's own conditions, events and GPU
+# gauges may show; never, e.g., an OOM kill of another pod on the same node)
+NODE_READ_KINDS: frozenset[Kind] = frozenset(k for c in CATEGORIES if c.reads_node for k in c.kinds)
 # kinds that a signal of a category which reads the node may explain: with one of them in the verdict, the node is
 # read for the explanation (an application's exit may be the symptom of the node's GPU fault)
 NODE_EXPLAINABLE_KINDS: frozenset[Kind] = frozenset(

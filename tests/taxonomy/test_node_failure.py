@@ -113,6 +113,10 @@ def test_the_gpu_report_names_the_gpu_the_xid_and_the_node():
     ("kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1, name=python3, Ch 00000001 caused by previous Xid 149",
      {"xid": "149", "gpu": "PCI 0000:dc:00"}),
     ("RuntimeError: CUDA error: uncorrectable ECC error encountered", {"what": "uncorrectable ECC error"}),
+    ("dcgm-exporter on node n1: GPU 0 (UUID GPU-5d0c5d7e-8a53-4a0e-9d59-3b8f4bce2a10), pod ns/p-0 "
+     "DCGM_FI_DEV_XID_ERRORS (last Xid) = 79", {"xid": "79", "gpu": "UUID GPU-5d0c5d7e-8a53-4a0e-9d59-3b8f4bce2a10"}),
+    ("Node condition XidCriticalError=True; reason: {48:true}; message: 6e43a052-e544-467b-a972-63d7cd2ce80a",
+     {"xid": "48", "gpu": "UUID 6e43a052-e544-467b-a972-63d7cd2ce80a"}),
 ])
 def test_gpu_detail(message, want):
     f = hw.fields(hw.gpu_detail(message))

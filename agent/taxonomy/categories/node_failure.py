@@ -223,8 +223,9 @@ def recommend(c: RecoContext) -> list[str]:
     lines = [line for d in details for line in _resource_lines(d, _where(c, sigs))]
     nodes = sorted({s.obj for s in sigs if s.obj and s.source.startswith("kubectl describe node")})
     out += list(dict.fromkeys(lines))
-    out.append("Report the node failure" + (f" on {', '.join(nodes)}" if nodes else "")
-               + " to the cluster administrator.")
+    if not details or any(d.get("scope") in (None, "node") for d in details):  # not only the pod's own limit
+        out.append("Report the node failure" + (f" on {', '.join(nodes)}" if nodes else "")
+                   + " to the cluster administrator.")
     return out
 
 
@@ -247,8 +248,10 @@ def _gpu_lines(c: RecoContext, gpu) -> list[str]:
     out = [f"GPU hardware fault on {where}: {'; '.join(faults[:3])}"
            + (f" (and {len(faults) - 3} more)" if len(faults) > 3 else "")
            + ". This is the node's hardware, not the workload's code: do not rerun it on that node."]
-    out.append(f"Platform: cordon and drain {where} and open a hardware ticket for the GPU named above (reset or "
-               "reboot it, and replace it if the fault recurs).")
+    named = any(hw.fields(s.detail).get("gpu") for s in gpu)
+    out.append(f"Platform: cordon and drain {where} and open a hardware ticket for "
+               + ("the GPU named above" if named else "its failed GPU (the evidence does not say which one)")
+               + " (reset or reboot it, and replace it if the fault recurs).")
     if any(s.kind == Kind.APP_EXIT for s in c.signals):
         out.append("The container's non-zero exit (with any CUDA error, CUDA out-of-memory or NCCL timeout it "
                    "printed) is the symptom of this GPU fault, not a bug to fix in the code.")
@@ -262,7 +265,7 @@ def _resource_lines(d: dict[str, str], where: str) -> list[str]:
         return [f"The kubelet on {where} rejected the pod at admission: it did not have enough "
                 f"{res or 'of a resource'}{f' ({figures})' if figures else ''}. Nothing ran and nothing was "
                 "OOM-killed: this is a node-side placement failure (a scheduler/kubelet accounting race or the device "
-                "plugin's bookkeeping), not the workload's memory use; resubmit, and report the node if it recurs."]
+                "plugin's bookkeeping), not the workload's own use of it."]
     if kind != "evicted" or not res:
         return []
     usage = (f"; the container was using {d['usage']} against a request of {d.get('request', 'not stated')}"
@@ -278,7 +281,8 @@ def _resource_lines(d: dict[str, str], where: str) -> list[str]:
                 "ephemeral-storage request/limit to what it writes, or write checkpoints and data to a volume (a PVC "
                 "or data source) instead of the container filesystem."]
     if res in ("ephemeral-storage", "nodefs", "imagefs", "disk", "inodes"):
-        return [f"The kubelet evicted the pod because {where} was low on disk ({res}){low}{usage}. Set an "
+        return [f"The kubelet evicted the pod because {where} was low on disk ({d.get('condition') or res}){low}"
+                f"{usage}. Set an "
                 "ephemeral-storage request and limit, or write large files to a volume instead of the container "
                 "filesystem; the platform should clean the node's disk (unused images, logs)."]
     return [f"The kubelet evicted the pod because {where} was low on {res}{low}{usage}."]
