@@ -270,7 +270,8 @@ def _resource_lines(d: dict[str, str], where: str) -> list[str]:
         return []
     usage = (f"; the container was using {d['usage']} against a request of {d.get('request', 'not stated')}"
              if d.get("usage") else "")
-    low = (f" (threshold {d['threshold']}, available {d['available']})" if d.get("threshold") else "")
+    figures = f"threshold {d['threshold']}, available {d['available']}" if d.get("threshold") else ""
+    low = f" ({figures})" if figures else ""
     if res == "memory":
         return [f"The kubelet evicted the pod because {where} was low on memory{low}{usage}. Set the memory request "
                 "equal to the limit, at or above what the container uses (Guaranteed QoS), so the kubelet does not "
@@ -281,8 +282,8 @@ def _resource_lines(d: dict[str, str], where: str) -> list[str]:
                 "ephemeral-storage request/limit to what it writes, or write checkpoints and data to a volume (a PVC "
                 "or data source) instead of the container filesystem."]
     if res in ("ephemeral-storage", "nodefs", "imagefs", "disk", "inodes"):
-        return [f"The kubelet evicted the pod because {where} was low on disk ({d.get('condition') or res}){low}"
-                f"{usage}. Set an "
+        label = "; ".join(x for x in (d.get("condition") or res, figures) if x)
+        return [f"The kubelet evicted the pod because {where} was low on disk ({label}){usage}. Set an "
                 "ephemeral-storage request and limit, or write large files to a volume instead of the container "
                 "filesystem; the platform should clean the node's disk (unused images, logs)."]
     return [f"The kubelet evicted the pod because {where} was low on {res}{low}{usage}."]
