@@ -205,7 +205,7 @@ def test_the_allowed_namespaces_are_a_setting_and_the_port_the_declared_metrics_
 def test_metrics_port_and_trust_rules():
     from workload_diagnose.tools.kube.metrics import allowed_namespaces, metrics_port, untrusted
 
-    assert allowed_namespaces({}) == ("gpu-operator", "nvidia-gpu-operator", "gpu-operator-resources")
+    assert allowed_namespaces({}) == ("gpu-operator", "nvidia-gpu-operator")
     assert allowed_namespaces({"WD_DCGM_NAMESPACES": " a,b ,"}) == ("a", "b")
     assert metrics_port(_exporter("e", "gpu-operator", port={"containerPort": 8080})) == 9400
     assert metrics_port(_exporter("e", "gpu-operator", port={"name": "metrics", "containerPort": 9401})) == 9401

@@ -5,8 +5,8 @@ Operator's label only when the first finds none) and at most one metrics request
 
 A pod is a source of GPU figures only when it is an exporter the cluster's operator runs, not merely a pod that
 carries the exporter's label (anyone who can create a pod can set a label): it must be in an allowed namespace
-(``WD_DCGM_NAMESPACES``, comma-separated; default the GPU Operator's ``gpu-operator``, on OpenShift
-``nvidia-gpu-operator``, and ``gpu-operator-resources`` of older operator releases), be controlled by a DaemonSet (dcgm-exporter's manifests, its Helm chart and the GPU
+(``WD_DCGM_NAMESPACES``, comma-separated; default the GPU Operator's ``gpu-operator`` and, on OpenShift,
+``nvidia-gpu-operator``), be controlled by a DaemonSet (dcgm-exporter's manifests, its Helm chart and the GPU
 Operator all run it as one), and be read on the exporter's metrics port: the container port named ``metrics``,
 else 9400. Labelled pods that fail a check are left out, and the limitation says how many and why.
 
@@ -34,9 +34,10 @@ from workload_diagnose.tools.kube import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, Kube
 DISCOVERY_SELECTORS = ("app.kubernetes.io/name=dcgm-exporter", "app=nvidia-dcgm-exporter")
 DEFAULT_PORT = 9400
 NAMESPACES_ENV = "WD_DCGM_NAMESPACES"
-# current Helm installs, OpenShift, and older GPU Operator releases (nvidia.github.io/container-wiki gpu-operator
-# monitoring: service/nvidia-dcgm-exporter in gpu-operator-resources)
-DEFAULT_NAMESPACES = ("gpu-operator", "nvidia-gpu-operator", "gpu-operator-resources")
+# current Helm installs and OpenShift; older GPU Operator releases ran it in gpu-operator-resources (nvidia.github.io
+# container-wiki gpu-operator monitoring): set WD_DCGM_NAMESPACES there (and grant pods/proxy in it, deploy/kubernetes/
+# overlays/run-profile)
+DEFAULT_NAMESPACES = ("gpu-operator", "nvidia-gpu-operator")
 MAX_METRICS_BYTES = 8 * 1024 * 1024
 _METRICS_PATH = re.compile(r"^/api/v1/namespaces/[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?/pods/"
                            r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?(:[0-9]{1,5})?/proxy/metrics$")
