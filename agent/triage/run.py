@@ -92,7 +92,9 @@ class SharedKube:
         return self._once(("node_events", name), lambda: self._inner.node_events(name))
 
     def gpu_health(self, nodes: list[str]):
-        return self._once(("gpu_health", tuple(nodes)), lambda: self._inner.gpu_health(nodes))
+        from workload_diagnose.tools.kube.metrics import read_gpu_health
+
+        return self._once(("gpu_health", tuple(nodes)), lambda: read_gpu_health(self._inner, nodes))
 
     def namespace_exists(self, ns: str) -> bool:
         return self._once(("ns", ns), lambda: self._inner.namespace_exists(ns))

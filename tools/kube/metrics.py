@@ -283,8 +283,10 @@ def read_gpu_health(reader: Any, nodes: list[str]) -> GpuHealthRead:
     metrics-only proxy GET per node that runs a trusted exporter. ``reader`` is a ``tools.kube.KubeReader``; its
     deadline bounds every request. Label values kept pass the guardrails; numbers are only ever parsed."""
     from workload_diagnose import guardrails
-    from workload_diagnose.tools.kube.lifecycle import LifecycleReader
+    from workload_diagnose.tools.kube.lifecycle import LifecycleReader, check_name
 
+    for n in nodes:
+        check_name("node", n)
     timeouts = reader.read_timeouts("dcgm-exporter (Tier 2)")
     lr = LifecycleReader(reader, timeouts=timeouts)
     dcgm = DcgmProfileReader(lr, timeouts=timeouts)

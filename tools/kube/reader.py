@@ -6,7 +6,7 @@ generic custom-object reads (:mod:`tools.kube.custom`)::
     kubectl get events -n <ns> --field-selector involvedObject.name=<pod> -> pod_events
     kubectl describe node <node>                                         -> get_node
     kubectl get events -A --field-selector involvedObject.kind=Node,...  -> node_events
-    kubectl get --raw .../pods/<dcgm-exporter>:9400/proxy/metrics        -> gpu_health (tools.kube.metrics)
+    kubectl get --raw .../pods/<dcgm-exporter>:9400/proxy/metrics        -> tools.kube.metrics.read_gpu_health
     kubectl get <plural>.<group> [-n <ns>] [<name>] -o json              -> get_custom_object / list_custom_objects
 """
 from __future__ import annotations
@@ -368,15 +368,6 @@ class KubeReader(CustomObjectReads):
         _check_name("node", name)
         node = self._call(f"read node {name}", self._core.read_node, name)
         return _node_facts(node)
-
-    def gpu_health(self, nodes: list[str]) -> Any:
-        """dcgm-exporter's GPU health gauges of ``nodes`` (``tools.kube.metrics.read_gpu_health``: at most two
-        discovery requests, then one metrics-only proxy GET per node with a trusted exporter)."""
-        from workload_diagnose.tools.kube.metrics import read_gpu_health
-
-        for n in nodes:
-            _check_name("node", n)
-        return read_gpu_health(self, list(nodes))
 
 
 def _override_server(doc: dict, context: str | None, server: str) -> None:

@@ -47,9 +47,12 @@ def collect(kube, placements: list[tuple[str, str, str]], names: list[str], out:
 
 def _gpu_health(kube, nodes: list[str], pods: set[tuple[str, str]], names: list[str], out: KubeEvidence) -> None:
     from workload_diagnose.tools.kube import KubeError
+    from workload_diagnose.tools.kube.metrics import read_gpu_health
 
+    # a reader that shares reads between diagnoses (fleet triage) answers it itself, once per node set
+    shared = getattr(kube, "gpu_health", None)
     try:
-        read = kube.gpu_health(nodes)
+        read = shared(nodes) if shared is not None else read_gpu_health(kube, nodes)
     except KubeError as e:
         out.limitations.append(f"GPU health of node(s) {', '.join(nodes)} from dcgm-exporter is unavailable "
                                f"({e.kind}: {e.message}): their Xid and ECC/row-remap figures are unknown, not 0.")
