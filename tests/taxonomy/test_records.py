@@ -67,7 +67,8 @@ def test_read_the_node_decision_comes_from_the_records():
     assert not reads_node([sig(Kind.OOM)])
     # an application's exit may be the symptom of the node's GPU fault (node_failure's ``explains``): read the node
     assert reads_node([sig(Kind.APP_EXIT), sig(Kind.CRASH_LOOP)])
-    assert not reads_node([sig(Kind.IMAGE_PULL)]) and not reads_node([sig(Kind.INIT_FAILED)])
+    assert reads_node([sig(Kind.INIT_FAILED)])  # a GPU check in an init container, on a GPU the driver lost
+    assert not reads_node([sig(Kind.IMAGE_PULL)]) and not reads_node([sig(Kind.MOUNT_FAILED)])
 
 
 def test_every_triage_group_names_a_fact_reader():

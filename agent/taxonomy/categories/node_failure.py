@@ -74,7 +74,9 @@ _REJECTED = SignalRule(
            ("OOMKilled", "Container trainer was OOM killed"), "Container trainer was OOM killed",
            ("Started", "Started container outofmemory-probe")))
 
-_GPU = dict(explains=frozenset({Kind.APP_EXIT}), detail=hw.gpu_detail)
+# what a GPU fault of the node explains: the exit of a container that used the GPU, an init container's included
+# (a GPU check that fails on a GPU the driver could not initialise, NVIDIA/gpu-operator#1146)
+_GPU = dict(explains=frozenset({Kind.APP_EXIT, Kind.INIT_FAILED}), detail=hw.gpu_detail)
 
 # a hardware-class Xid in the words of the kernel (NVRM), the device plugin, EKS, DCGM/NVSentinel and dcgm-exporter
 _XID = SignalRule(
@@ -174,6 +176,7 @@ _UNHEALTHY = SignalRule(
     message=r"\bXidCriticalError\b(?!\s*=\s*False)|\bdevice marked unhealthy\b|\bmarking device\b.{0,80}\bunhealthy\b|"
             r"\bthe device will go unhealthy\b|\bcannot allocate unhealthy devices\b|\bno healthy devices present\b|"
             r"\bAcceleratedHardwareReady\s*=\s*False\b|"
+            r"\bNode condition (?:XIDErrors?|GPUMissing|NVLinkStatusInactive|NebiusGPUError)=True\b|"
             r"\bErrorCode:\s*DCGM_FR_(?:XID_ERROR|UNCONTAINED_ERROR|CONTAINED_ERROR|FALLEN_OFF_BUS|ROW_REMAP_FAILURE|"
             r"UNCORRECTABLE_ROW_REMAP|PENDING_ROW_REMAP|DBE_PENDING_PAGE_RETIREMENTS|RETIRED_PAGES_LIMIT|"
             r"RETIRED_PAGES_DBE_LIMIT|VOLATILE_DBE_DETECTED|NVLINK_DOWN|NVLINK_ERROR_CRITICAL|SXID_ERROR)\b|"
@@ -196,8 +199,17 @@ _UNHEALTHY = SignalRule(
                                        "allocate unhealthy devices nvidia.com/mig-1g.5gb, which is unexpected"),
           "Node condition AcceleratedHardwareReady=False; reason: NvidiaDeviceCountMismatch; message: detected 7 GPUs, "
           "expected 8",
-          "dcgm-exporter on node gpu-7: GPU 3 DCGM_FI_DEV_ROW_REMAP_FAILURE = 1"),
-    false=(# aws/eks-node-monitoring-agent#266, NVIDIA/aicr#2641
+          "dcgm-exporter on node gpu-7: GPU 3 DCGM_FI_DEV_ROW_REMAP_FAILURE = 1",
+          # learn.microsoft.com/azure/aks/gpu-health-monitoring (AKS node-problem-detector GPU conditions)
+          "Node condition GPUMissing=True; reason: GPUMissing; message: Observed GPU count does not match expected GPU "
+          "count",
+          "Node condition XIDErrors=True; reason: XIDErrors; message: XID errors present in kernel log",
+          # docs.nebius.com/kubernetes/maintenance/health-checks
+          "Node condition NebiusGPUError=True; reason: none; message: GPU health check failed"),
+    false=(# Azure/AgentBaker#8797: AKS's healthy XIDError condition
+           "Node condition XIDError=False; reason: XIDErrorIsNotPresent; message: XID error status is good",
+           "Node condition UnhealthyNvidiaDevicePlugin=Unknown; reason: none; message: ",
+           # aws/eks-node-monitoring-agent#266, NVIDIA/aicr#2641
            "Node condition AcceleratedHardwareReady=False; reason: DCGMError; message: failed to initialize DCGM: Error "
            "connecting to nv-hostengine: Host engine connection invalid/disconnected",
            "Node condition GpuNvlinkWatch=True; reason: GpuNvlinkWatchIsNotHealthy; message: ErrorCode:"
@@ -252,7 +264,7 @@ def _gpu_lines(c: RecoContext, gpu) -> list[str]:
     out.append(f"Platform: cordon and drain {where} and open a hardware ticket for "
                + ("the GPU named above" if named else "its failed GPU (the evidence does not say which one)")
                + " (reset or reboot it, and replace it if the fault recurs).")
-    if any(s.kind == Kind.APP_EXIT for s in c.signals):
+    if any(s.kind in (Kind.APP_EXIT, Kind.INIT_FAILED) for s in c.signals):
         out.append("The container's non-zero exit (with any CUDA error, CUDA out-of-memory or NCCL timeout it "
                    "printed) is the symptom of this GPU fault, not a bug to fix in the code.")
     return out
