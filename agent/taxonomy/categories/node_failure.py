@@ -28,6 +28,8 @@ _NODE = SignalRule(
             r"\bnode\b.{0,60}\bevict|\bwas low on resource\b|\bThe node had condition:\s*\[\w*Pressure\]|"
             r"\bephemeral local storage usage exceeds the total limit\b|"
             r"\bexceeded its local ephemeral storage limit\b|\bUsage of EmptyDir volume\b.{0,120}\bexceeds the limit\b",
+    # the scheduler listing the taints of OTHER nodes it could not use is a scheduling wait, not this pod's node
+    unless=r"\bnodes are available\b|\bhad (?:untolerated )?taint\b",
     true=(("NodeNotReady", "Node gpu-1 status is now: NodeNotReady"),
           ("Evicted", "The node was low on resource: memory."), ("TaintManagerEviction", ""),
           "Pod was evicted because the node gpu-3 is unreachable", "node gpu-1 was shut down",
@@ -48,6 +50,8 @@ _NODE = SignalRule(
            "the trainer evaluated 3 checkpoints", ("Killing", "Stopping container trainer"),
            ("FailedScheduling", "0/4 nodes are available: 4 node(s) had untolerated taint {node.kubernetes.io/"
                                 "disk-pressure: }."),
+           ("FailedScheduling", "0/3 nodes are available: 3 node(s) had untolerated taint {node.kubernetes.io/"
+                                "unreachable: }. preemption: 0/3 nodes are available: 3 Preemption is not helpful."),
            "ephemeral-storage request 10Gi, limit 20Gi"))
 
 # kubelet admission: the node could not take the pod (a placement race or the device plugin's bookkeeping)
