@@ -2,7 +2,8 @@
 
 ``kube.json`` holds real Kubernetes objects, applied to a real kube-apiserver for live runs and recording::
 
-    {"nodes":  [{"name": "gpu-a", "ready": true | false | "Unknown", "gpus": 8, "taints": [...]}],
+    {"nodes":  [{"name": "gpu-a", "ready": true | false | "Unknown", "gpus": 8, "taints": [...],
+                 "conditions_extra": [...]}],   # conditions added to the kubelet's (GPU health monitors')
      "pods":   [{"metadata": {...}, "spec": {...}, "status": {...}}],      # status set via the status subresource
      "events": [{"metadata": {"name": ...}, "involvedObject": {...}, "reason": ..., "message": ..., ...}],
      "logs":   [{"pod": ..., "container": ..., "previous": true, "text": "..."}]}   # served by a kubelet
@@ -64,7 +65,8 @@ def apply(kube: dict, api: Any, *, kubelet_port: int, add_log: Callable[[str, st
                 cap["nvidia.com/gpu"] = str(n["gpus"])
             api.patch_node_status(n["name"], {"status": {
                 "capacity": cap, "allocatable": dict(cap),
-                "conditions": n.get("conditions") or _node_conditions(n.get("ready", True), at),
+                "conditions": (n.get("conditions") or _node_conditions(n.get("ready", True), at))
+                + list(n.get("conditions_extra") or []),
                 "addresses": [{"type": "InternalIP", "address": "127.0.0.1"}],
                 "daemonEndpoints": {"kubeletEndpoint": {"Port": kubelet_port}},
                 "nodeInfo": {"machineID": "m", "systemUUID": "s", "bootID": "b", "kernelVersion": "5.15",

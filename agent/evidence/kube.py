@@ -8,6 +8,7 @@ from workload_diagnose.agent.evidence.common import event_signals, make_signals,
 from workload_diagnose.agent.evidence.rules import exit_code_kinds, kinds_from_reason_message, signal_name
 from workload_diagnose.agent.model.signals import Kind, Signal
 from workload_diagnose.agent.taxonomy.signals.collective import RULE as COLLECTIVE_RULE
+from workload_diagnose.agent.taxonomy.registry import NODE_READ_KINDS
 
 def kube_pod_signals(pod: Any, source: str, names: list[str]) -> list[Signal]:
     """Signals from ``tools.kube.PodFacts`` (container states, exit codes, pod reason)."""
@@ -62,9 +63,35 @@ def kube_event_signals(events: list[Any], source: str, names: list[str]) -> list
     return sigs
 
 
-def kube_node_signals(node: Any, source: str) -> list[Signal]:
+def _abnormal(c: Any) -> bool:
+    """A node condition in its bad state: a ``...Ready`` type not True, any other type True (pressure, a GPU health
+    monitor's ``XidCriticalError`` / ``GpuMemWatch``, ...). ``Ready`` itself is read on its own."""
+    t = c.type or ""
+    return t != "Ready" and ((c.status != "True") if t.endswith("Ready") else (c.status == "True"))
+
+
+def _condition_text(node: Any, c: Any) -> str:
+    since = ts(c.last_transition_time) or "unknown"
+    return (f"Node {node.name} condition {c.type}={c.status}; reason: {c.reason or 'none'}; message: "
+            f"\"{quote(c.message)}\"; since {since}")
+
+
+def _condition_kinds(c: Any, names: list[str]):
+    # the message the taxonomy's rules read: type, status, reason (a monitor may write a JSON map there, e.g. GKE's
+    # {"79":true}: its quotes would be scrubbed as a quoted name) and message
+    reason = (c.reason or "").replace('"', "")
+    msg = f"Node condition {c.type}={c.status}; reason: {reason or 'none'}; message: {c.message or ''}"
+    return [t for t in kinds_from_reason_message(None, msg, names) if t[0] in NODE_READ_KINDS]
+
+
+def kube_node_signals(node: Any, source: str, names: list[str] | None = None) -> list[Signal]:
+    """Signals of ``kubectl describe node``: Ready False/Unknown, the not-ready/unreachable taints, and any other
+    condition in its bad state that a node-read record's rule reads (GPU health monitors' conditions)."""
     sigs: list[Signal] = []
     for c in getattr(node, "conditions", []) or []:
+        if _abnormal(c):
+            sigs += make_signals(_condition_kinds(c, list(names or [])), source=source, text=_condition_text(node, c),
+                                 at=c.last_transition_time, obj=node.name, origin="kube")
         if c.type == "Ready" and c.status in ("False", "Unknown"):
             since = ts(c.last_transition_time) or "unknown"
             text = (f"Node {node.name} condition Ready={c.status}; reason: {c.reason or 'none'}; message: "
@@ -77,6 +104,69 @@ def kube_node_signals(node: Any, source: str) -> list[Signal]:
             sigs.append(Signal(kind=Kind.NODE_FAILURE, detail="taint", source=source, text=text, obj=node.name,
                                origin="kube"))
     return sigs
+
+
+def node_condition_lines(node: Any, names: list[str] | None = None) -> list[str]:
+    """The node's other conditions in their bad state that no rule reads (memory/disk pressure, a monitor's own
+    failure): context for the report, never a signal."""
+    return [_condition_text(node, c) for c in getattr(node, "conditions", []) or []
+            if _abnormal(c) and not _condition_kinds(c, list(names or []))]
+
+
+def node_event_signals(events: list[Any], source: str, names: list[str]) -> list[Signal]:
+    """Signals of the events about a Node written by a system component (kubelet, node-problem-detector, a GPU health
+    monitor, the device plugin): only the kinds a node-read record owns (an OOM kill of another pod on the same node
+    is not this workload's). Events live one hour by default (the apiserver's --event-ttl), so they are recent."""
+    sigs: list[Signal] = []
+    for e in events:
+        count = f" (x{e.count})" if getattr(e, "count", None) and e.count > 1 else ""
+        for s in event_signals(e.reason, e.message, e.last_timestamp or e.first_timestamp, e.involved_name, names,
+                               source, "kube", event_type=e.type, emitter=e.source_component, object_kind="Node"):
+            if s.kind in NODE_READ_KINDS:
+                s.text += count
+                sigs.append(s)
+    return sigs
+
+
+def dcgm_evidence(health: Any, pods: set[tuple[str, str]], names: list[str]) -> tuple[list[Signal], list[str]]:
+    """dcgm-exporter's GPU health gauges of one node (``tools.kube.metrics.NodeGpuHealth``) as (signals, lines).
+
+    A non-zero value is a signal only on a GPU the exporter attributes to one of the workload's own pods (its
+    ``namespace``/``pod`` labels), and only when a node-read record's rule reads it (a hardware-class Xid, a failed
+    row remap, double-bit ECC errors): ``DCGM_FI_DEV_XID_ERRORS`` keeps the LAST Xid until the exporter restarts,
+    so on another GPU, or when the exporter carries no pod labels, it is a line, not a cause."""
+    from workload_diagnose.tools.kube.metrics import XID_ERRORS, sample_pod
+
+    sigs: list[Signal] = []
+    lines: list[str] = []
+    gpus = sorted({s.labels.get("gpu") or s.labels.get("UUID") or "?" for s in health.samples})
+    clean: list[str] = []
+    for smp in sorted(health.samples, key=lambda x: (x.name, x.labels.get("gpu") or "", x.labels.get("UUID") or "")):
+        if smp.value == 0:
+            if smp.name == XID_ERRORS:
+                clean.append(smp.labels.get("gpu") or smp.labels.get("UUID") or "?")
+            continue
+        ns, pod, _ = sample_pod(smp)
+        mine = (ns, pod) in pods
+        value = f"{smp.value:g}"
+        what = "(last Xid) " if smp.name == XID_ERRORS else ""
+        gpu = smp.labels.get("gpu")
+        uuid = smp.labels.get("UUID")
+        who = f"GPU {gpu or '?'}" + (f" (UUID {uuid})" if uuid else "") + (f", pod {ns}/{pod}" if pod else "")
+        text = f"dcgm-exporter on node {health.node}: {who} {smp.name} {what}= {value}"
+        kinds = [t for t in kinds_from_reason_message(None, text, names) if t[0] in NODE_READ_KINDS] if mine else []
+        if kinds:
+            sigs += make_signals(kinds, source=health.source, text=text, at=None, obj=health.node, origin="kube")
+        else:
+            why = ("" if mine else " — not on a GPU attributed to this workload's pods" if pod or any(
+                sample_pod(x)[1] for x in health.samples) else " — the exporter carries no pod labels, so the GPU "
+                "cannot be tied to this workload")
+            lines.append(text + why + (" (the gauge keeps the last Xid until the exporter restarts; it is not a "
+                                       "cause here)" if smp.name == XID_ERRORS and why else ""))
+    if clean:
+        lines.append(f"dcgm-exporter on node {health.node}: {XID_ERRORS} is 0 on GPU(s) {', '.join(sorted(clean))} "
+                     f"of {len(gpus)} (no Xid since the exporter started)")
+    return sigs, lines
 
 
 _ERROR_LINE = re.compile(

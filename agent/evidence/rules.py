@@ -100,7 +100,9 @@ SYSTEM_SOURCES = re.compile(
     r"^(?:kubelet|default-scheduler|kube-scheduler|[\w-]*scheduler|runai(?:-[\w-]+)?|node-controller|"
     r"taint-eviction-controller|taint-controller|kernel-monitor|node-problem-detector|kube-controller-manager|"
     r"[\w-]+-controller|kueue(?:-[\w-]+)?|kuberay-operator|ray-operator|cluster-autoscaler|karpenter|"
-    r"nvidia-[\w-]+|gpu-operator|attachdetach-controller|persistentvolume-controller|csi-[\w.-]+|[\w.-]+\.csi\.[\w.-]+)"
+    r"nvidia-[\w-]+|gpu-operator|attachdetach-controller|persistentvolume-controller|csi-[\w.-]+|[\w.-]+\.csi\.[\w.-]+|"
+    # GPU health monitors: NVIDIA NVSentinel, its gpu-health-monitor, EKS's node monitoring agent, DCGM
+    r"nvsentinel[\w-]*|gpu-health-monitor|[\w-]*node-monitoring-agent|dcgm[\w-]*)"
     r"(?:[/,][\w./-]*)?$", re.IGNORECASE)
 _WORKLOAD_KINDS = re.compile(r"^(?:Pod|PodGroup|\w*Workload|\w*Job|RayCluster|ReplicaSet|Deployment|StatefulSet|"
                              r"LeaderWorkerSet|InferenceService)$")

@@ -7,6 +7,9 @@ Rules (the skill's Step 4/5), read from the registry (``agent.taxonomy.registry`
 * a signal that comes at or after a signal its rule yields to (``SignalRule.yields_to_earlier``: an application's
   exit after a node failure of the workload, a healthy rank failing once a peer's node is lost) is that one's
   symptom: it is set aside before the strongest direct signal is chosen (it stays in the report's evidence);
+* a signal a record says another explains (``SignalRule.explains``: a GPU fault explains the application's exit)
+  is that one's symptom, and a reading a record overrides on the same line (``overrides_on_line``) is a misreading:
+  both are set aside before the strongest direct signal is chosen (they stay in the report's evidence);
 * a category ``excluded_by_preemption`` only without a preemption signal (preemption is routed out before
   classification).
 """
@@ -17,7 +20,9 @@ from pydantic import BaseModel
 from workload_diagnose.agent.model.signals import Kind, Signal
 from workload_diagnose.agent.model.time import parse_time
 from workload_diagnose.agent.taxonomy.record import Category
-from workload_diagnose.agent.taxonomy.registry import BY_NAME, CATEGORIES, UNEXPLAINED_KINDS, UNKNOWN, YIELDS_TO_EARLIER
+from workload_diagnose.agent.taxonomy.registry import (BY_NAME, CATEGORIES, EXPLAINS, NODE_EXPLAINABLE_KINDS,
+                                                       OVERRIDES_ON_LINE, UNEXPLAINED_KINDS, UNKNOWN,
+                                                       YIELDS_TO_EARLIER)
 
 
 class Verdict(BaseModel):
@@ -56,11 +61,20 @@ def yielded(signals: list[Signal]) -> list[Signal]:
     return out
 
 
+def causes(signals: list[Signal]) -> list[Signal]:
+    """The signals that may decide: without the symptoms another signal explains and the misreadings of a line
+    another reading overrides (the records' ``explains`` / ``overrides_on_line``)."""
+    kinds = {s.kind for s in signals}
+    explained = frozenset(k for e in kinds for k in EXPLAINS.get(e, ()))
+    lines = {(s.source, s.text, k) for s in signals for k in OVERRIDES_ON_LINE.get(s.kind, ())}
+    return [s for s in signals if s.kind not in explained and (s.source, s.text, s.kind) not in lines]
+
+
 def classify(signals: list[Signal]) -> Verdict:
     kinds = {s.kind for s in signals}
     preempted = Kind.PREEMPTED in kinds
     aside = yielded(signals)
-    deciding = [s for s in signals if s not in aside] if aside else signals
+    deciding = [s for s in causes(signals) if s not in aside] if aside else causes(signals)
     for cat in CATEGORIES:
         if not cat.kinds or (cat.excluded_by_preemption and preempted):
             continue
@@ -73,6 +87,11 @@ def classify(signals: list[Signal]) -> Verdict:
 
 def reads_node(signals: list[Signal]) -> bool:
     """Tier 2: read the node when evidence of a category that reads it is present (even if another category wins),
-    or when the verdict's category reads it (the fallback: node conditions are one of the causes the skill names)."""
+    when the verdict's category reads it (the fallback: node conditions are one of the causes the skill names), or
+    when the verdict rests on a kind a node-read category's signal would explain (an application's exit may be the
+    symptom of the node's GPU fault: only the node can say)."""
     kinds = {s.kind for s in signals}
-    return any(c.reads_node and c.kinds & kinds for c in CATEGORIES) or classify(signals).entry.reads_node
+    if any(c.reads_node and c.kinds & kinds for c in CATEGORIES):
+        return True
+    v = classify(signals)
+    return v.entry.reads_node or any(s.kind in NODE_EXPLAINABLE_KINDS for s in v.supporting)

@@ -50,6 +50,13 @@ class SignalRule:
     # peer's node is lost). A category's kind stands for all of its kinds. Per kind, like ``unless_kinds``: every
     # rule of a kind should declare the same.
     yields_to_earlier: frozenset[Kind] = frozenset()
+    # signals of these kinds anywhere in the workload's evidence are symptoms of this one (a GPU fault explains the
+    # application's exit): the classifier sets them aside before it applies the strongest-signal rule. Per kind: a
+    # signal does not remember its rule, so every rule of a kind that declares it should declare the same.
+    explains: frozenset[Kind] = frozenset()
+    # a reading of these kinds from the SAME evidence line (source and text) is a misreading next to this one (the
+    # kubelet's admission reason OutOfmemory read as an OOM kill)
+    overrides_on_line: frozenset[Kind] = frozenset()
     true: tuple = ()   # samples the rule must turn into ``kind`` (through the interpreter)
     false: tuple = ()  # samples that must not produce ``kind``
 
@@ -100,6 +107,7 @@ class RecoContext:
     namespace: str | None
     log_line: str | None
     log_source: str | None = None  # the kubectl logs command the log line was read with (which container)
+    nodes: tuple[str, ...] = ()  # the nodes the workload's pods ran on (pods read, Tier 2 pod facts)
 
 
 @dataclass(frozen=True)

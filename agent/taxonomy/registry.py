@@ -79,6 +79,26 @@ for _r in ALL_RULES:
         _same = next((c.kinds for c in CATEGORIES if _k in c.kinds), frozenset({_k}))
         YIELDS_TO_EARLIER[_r.kind] = YIELDS_TO_EARLIER.get(_r.kind, frozenset()) | _same
 
+def _kind_map(attr: str) -> dict[Kind, frozenset[Kind]]:
+    out: dict[Kind, frozenset[Kind]] = {}
+    for r in ALL_RULES:
+        if getattr(r, attr):
+            out[r.kind] = out.get(r.kind, frozenset()) | getattr(r, attr)
+    return out
+
+
+# kind -> the kinds whose signals, anywhere in the evidence, are its symptoms (``SignalRule.explains``)
+EXPLAINS: dict[Kind, frozenset[Kind]] = _kind_map("explains")
+# kind -> the kinds whose reading of the same line it overrides (``SignalRule.overrides_on_line``)
+OVERRIDES_ON_LINE: dict[Kind, frozenset[Kind]] = _kind_map("overrides_on_line")
+# the kinds of the categories whose evidence is read on the node (what the node's own conditions, events and GPU
+# gauges may show; never, e.g., an OOM kill of another pod on the same node)
+NODE_READ_KINDS: frozenset[Kind] = frozenset(k for c in CATEGORIES if c.reads_node for k in c.kinds)
+# kinds that a signal of a category which reads the node may explain: with one of them in the verdict, the node is
+# read for the explanation (an application's exit may be the symptom of the node's GPU fault)
+NODE_EXPLAINABLE_KINDS: frozenset[Kind] = frozenset(
+    k for c in CATEGORIES if c.reads_node for kind in c.kinds for k in EXPLAINS.get(kind, ()))
+
 # the words the chat understands for each category: specific words first (precedence order), generic ones last
 CHAT_WORDS: list[tuple[ChatWords, str]] = sorted(
     [(c.words, c.name) for c in CATEGORIES if c.words], key=lambda w: w[0].after_specific)

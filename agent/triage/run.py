@@ -71,8 +71,9 @@ class Item:
 
 
 class SharedKube:
-    """A Tier 2 reader shared by all diagnoses: ``get_node`` and ``namespace_exists`` are read once per key (also
-    when several diagnoses ask at the same moment); every other read goes to the wrapped reader."""
+    """A Tier 2 reader shared by all diagnoses: what a node says (``get_node``, ``node_events``, ``gpu_health``) and
+    ``namespace_exists`` are read once per key (also when several diagnoses ask at the same moment); every other
+    read goes to the wrapped reader."""
 
     def __init__(self, inner: Any):
         self._inner = inner
@@ -86,6 +87,14 @@ class SharedKube:
 
     def get_node(self, name: str):
         return self._once(("node", name), lambda: self._inner.get_node(name))
+
+    def node_events(self, name: str):
+        return self._once(("node_events", name), lambda: self._inner.node_events(name))
+
+    def gpu_health(self, nodes: list[str]):
+        from workload_diagnose.tools.kube.metrics import read_gpu_health
+
+        return self._once(("gpu_health", tuple(nodes)), lambda: read_gpu_health(self._inner, nodes))
 
     def namespace_exists(self, ns: str) -> bool:
         return self._once(("ns", ns), lambda: self._inner.namespace_exists(ns))

@@ -194,6 +194,30 @@ def test_events_field_selector_and_order(reader, k8s_env):
     assert reader.pod_events(sc.ns, "no-such-pod") == []
 
 
+def test_node_events_about_that_node_only(reader, k8s_env):
+    """The events about a Node (kubelet, node-controller, node-problem-detector and GPU health monitors write them in
+    ``default``, the only namespace the apiserver accepts for a cluster-scoped object's events): only that Node's,
+    ordered like pod events."""
+    name = b.uniq("gpu-node-ev")
+    b.make_node(k8s_env.api, name, kubelet_port=k8s_env.kubelet.port)
+    b.make_event(k8s_env.api, "default", name="xid", involved_name=name, involved_kind="Node", reason="",
+                 message="NVRM: Xid (PCI:0000:a1:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+                 component="kernel-monitor", first=2)
+    b.make_event(k8s_env.api, "default", name="nr", involved_name=name, involved_kind="Node",
+                 reason="NodeNotReady", message=f"Node {name} status is now: NodeNotReady",
+                 component="node-controller", first=1)
+    b.make_event(k8s_env.api, "default", name="pod", involved_name=name, involved_kind="Pod", reason="Killing",
+                 message="a pod that happens to share the name", involved_ns="default")
+    events = reader.node_events(name)
+    assert [(e.reason, e.source_component, e.involved_kind) for e in events] == [
+        ("NodeNotReady", "node-controller", "Node"), (None, "kernel-monitor", "Node")]
+    assert events[1].source == f"kubectl get events -A --field-selector involvedObject.kind=Node,involvedObject.name={name}"
+    assert "Xid (PCI:0000:a1:00): 79" in events[1].message
+    assert reader.node_events("no-such-node") == []
+    with pytest.raises(KubeError):
+        reader.node_events("N O")
+
+
 # --------------------------------------------------------------------------------------------- find_pods
 
 

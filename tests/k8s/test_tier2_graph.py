@@ -71,8 +71,7 @@ def test_live_then_cassette(applied, sc, tmp_path):
 
 
 def test_unavailable_tier2_is_a_limitation_and_never_more_specific(applied):
-    # a crash whose exit code only Kubernetes shows (the tier2 suite's): Tier 1 alone is insufficient
-    sc = next(s for s in TIER2 if s.suite == "tier2" and s.expected.category == "CRASH_APP_ERROR")
+    sc = next(s for s in TIER2 if s.id == "tier2/trainer-b")  # the crash whose log names its cause
     res, _ = live(sc)  # no kube reader
     assert res.category == "UNKNOWN"
     assert any("Tier 2" in x and "unavailable" in x for x in res.limitations)
@@ -89,8 +88,7 @@ def test_wrong_token_is_a_limitation(applied):
 
 
 def test_crash_quotes_the_failing_log_line(applied):
-    # a crash whose exit code only Kubernetes shows (the tier2 suite's): Tier 1 alone is insufficient
-    sc = next(s for s in TIER2 if s.suite == "tier2" and s.expected.category == "CRASH_APP_ERROR")
+    sc = next(s for s in TIER2 if s.id == "tier2/trainer-b")  # the crash whose log names its cause
     res, _ = live(sc, world=_world(sc), kube_reader=_reader(applied))
     assert "KeyError: 'CONFIG_PATH'" in res.report
     line = next(e for e in res.evidence if "Failing log line" in e.text)
@@ -112,8 +110,7 @@ def test_a_50mb_previous_log_is_diagnosed_within_the_bound(applied, kubelet, adm
 
     from workload_diagnose.evals.kube_standin import wait_done
 
-    # a crash whose exit code only Kubernetes shows (the tier2 suite's): Tier 1 alone is insufficient
-    sc = next(s for s in TIER2 if s.suite == "tier2" and s.expected.category == "CRASH_APP_ERROR")
+    sc = next(s for s in TIER2 if s.id == "tier2/trainer-b")  # the crash whose log names its cause
     kube = kubeworld.load(sc.path / "kube.json")
     ns = kube["pods"][0]["metadata"]["namespace"]
     pod = kube["pods"][0]["metadata"]["name"]

@@ -1,5 +1,5 @@
-"""Fleet triage with Tier 2 against the REAL kube-apiserver: node descriptions (and namespace checks) are read once
-for all the workloads that need them, and every verdict is still the one-by-one diagnosis's (issue 15)."""
+"""Fleet triage with Tier 2 against the REAL kube-apiserver: node descriptions, node events and GPU health (and
+namespace checks) are read once for all the workloads that need them, and every verdict is still the one-by-one diagnosis's (issue 15)."""
 from __future__ import annotations
 
 import pytest
@@ -76,6 +76,7 @@ def test_node_descriptions_are_read_once_per_node(fleet, kube_apiserver):
     shared = [c.request for c in res.tool_calls if c.request.startswith("kubectl describe node")]
     assert sorted(shared) == sorted(f"kubectl describe node {n}" for n in nodes)  # once per node
     namespaces = {w["projectName"] for w in world["workloads"]}
-    assert stats["kube_reads"] == len(nodes) + len(namespaces)  # every other ask was answered by an earlier read
-    assert stats["kube_saved"] == 2 * len(world["workloads"]) - stats["kube_reads"]
+    # per node: its description, its events and its GPU health (each workload's pods ran on one GPU node)
+    assert stats["kube_reads"] == 3 * len(nodes) + len(namespaces)  # every other ask was answered by an earlier read
+    assert stats["kube_saved"] == 4 * len(world["workloads"]) - stats["kube_reads"]
     assert any(c["kind"] == "node" for c in res.clusters)

@@ -65,7 +65,10 @@ def test_read_the_node_decision_comes_from_the_records():
     assert reads_node([sig(Kind.EXIT_137)])
     assert reads_node([sig(Kind.OOM), sig(Kind.NODE_FAILURE)])  # node evidence, even when another category wins
     assert not reads_node([sig(Kind.OOM)])
-    assert not reads_node([sig(Kind.APP_EXIT), sig(Kind.CRASH_LOOP)])
+    # an application's exit may be the symptom of the node's GPU fault (node_failure's ``explains``): read the node
+    assert reads_node([sig(Kind.APP_EXIT), sig(Kind.CRASH_LOOP)])
+    assert reads_node([sig(Kind.INIT_FAILED)])  # a GPU check in an init container, on a GPU the driver lost
+    assert not reads_node([sig(Kind.IMAGE_PULL)]) and not reads_node([sig(Kind.MOUNT_FAILED)])
 
 
 def test_every_triage_group_names_a_fact_reader():

@@ -52,6 +52,7 @@ from workload_diagnose.tools.kube.facts import (
     describe_node_cmd,
     describe_pod_cmd,
     events_cmd,
+    node_events_cmd,
     logs_cmd,
 )
 from workload_diagnose.tools.kube.guard import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, ReadOnlyApiClient, ReadOnlyRESTClient, check_read_request
@@ -89,6 +90,7 @@ __all__ = [
     "describe_pod_cmd",
     "logs_cmd",
     "events_cmd",
+    "node_events_cmd",
     "describe_node_cmd",
     "kubeconfig_for",
     # not in the pre-split __all__, but importable from tools.kube then and now

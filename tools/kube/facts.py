@@ -12,7 +12,8 @@ from pydantic import BaseModel, Field
 from workload_diagnose.tools.timeutil import as_utc
 
 __all__ = ["GPU_RESOURCE", "Condition", "ContainerFacts", "PodFacts", "LogExcerpt", "KubeEvent", "Taint",
-           "NodeFacts", "describe_pod_cmd", "logs_cmd", "events_cmd", "describe_node_cmd"]
+           "NodeFacts", "describe_pod_cmd", "logs_cmd", "events_cmd", "describe_node_cmd",
+           "node_events_cmd"]
 
 GPU_RESOURCE = "nvidia.com/gpu"
 
@@ -139,6 +140,10 @@ def events_cmd(ns: str, pod: str) -> str:
 
 def describe_node_cmd(node: str) -> str:
     return f"kubectl describe node {node}"
+
+
+def node_events_cmd(node: str) -> str:
+    return f"kubectl get events -A --field-selector involvedObject.kind=Node,involvedObject.name={node}"
 
 
 class _Cleaner:
@@ -290,8 +295,8 @@ def _pod_manifest(api_client: Any, pod: Any) -> dict[str, Any]:
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
-def _event_facts(ev: Any, ns: str, pod: str) -> KubeEvent:
-    clean = _Cleaner(f"{events_cmd(ns, pod)}: event {_g(_g(ev, 'metadata'), 'name', '')}")
+def _event_facts(ev: Any, source: str) -> KubeEvent:
+    clean = _Cleaner(f"{source}: event {_g(_g(ev, 'metadata'), 'name', '')}")
     series = _g(ev, "series")
     last = (
         _tz(_g(ev, "last_timestamp"))
@@ -315,7 +320,7 @@ def _event_facts(ev: Any, ns: str, pod: str) -> KubeEvent:
         involved_kind=_g(io, "kind"),
         involved_name=_g(io, "name"),
         name=_g(_g(ev, "metadata"), "name"),
-        source=events_cmd(ns, pod),
+        source=source,
     )
     ke.injections = clean.injections
     return ke

@@ -34,6 +34,9 @@ from workload_diagnose.tools.kube import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, Kube
 DISCOVERY_SELECTORS = ("app.kubernetes.io/name=dcgm-exporter", "app=nvidia-dcgm-exporter")
 DEFAULT_PORT = 9400
 NAMESPACES_ENV = "WD_DCGM_NAMESPACES"
+# current Helm installs and OpenShift; older GPU Operator releases ran it in gpu-operator-resources (nvidia.github.io
+# container-wiki gpu-operator monitoring): set WD_DCGM_NAMESPACES there (and grant pods/proxy in it, deploy/kubernetes/
+# overlays/run-profile)
 DEFAULT_NAMESPACES = ("gpu-operator", "nvidia-gpu-operator")
 MAX_METRICS_BYTES = 8 * 1024 * 1024
 _METRICS_PATH = re.compile(r"^/api/v1/namespaces/[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?/pods/"
@@ -247,3 +250,75 @@ def _call(request: str, status: int | None):
     from workload_diagnose.tools.kube.lifecycle import ReadCall
 
     return ReadCall(request, status)
+
+
+# ------------------------------------------------------------------------------ GPU health of a node (Tier 2)
+XID_ERRORS = "DCGM_FI_DEV_XID_ERRORS"  # gauge: the LAST Xid per GPU (kept until the exporter restarts), on by default
+GPU_HEALTH_METRICS = frozenset({XID_ERRORS, "DCGM_FI_DEV_ROW_REMAP_FAILURE", "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
+                                "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL"})
+_KEPT_LABELS = ("gpu", "UUID", "modelName", "Hostname", "namespace", "pod", "container", "pod_namespace", "pod_name",
+                "container_name", "exported_namespace", "exported_pod", "exported_container")
+
+
+@dataclass
+class NodeGpuHealth:
+    """The GPU health samples of one node's exporter, or why there are none (unavailable is never 0)."""
+
+    node: str
+    samples: list[Sample] = field(default_factory=list)
+    unavailable: str | None = None
+    source: str = ""  # the read, as kubectl would make it
+
+
+@dataclass
+class GpuHealthRead:
+    nodes: dict[str, NodeGpuHealth]
+    calls: list[tuple[str, int | None]]  # ("GET <path>?<query>", HTTP status or None)
+    injections: list[Any]
+
+
+def read_gpu_health(reader: Any, nodes: list[str]) -> GpuHealthRead:
+    """dcgm-exporter's GPU health gauges (:data:`GPU_HEALTH_METRICS`) for each of ``nodes``, read the way
+    ``--run-profile`` reads the exporter: at most two discovery requests through the guarded client, then one
+    metrics-only proxy GET per node that runs a trusted exporter. ``reader`` is a ``tools.kube.KubeReader``; its
+    deadline bounds every request. Label values kept pass the guardrails; numbers are only ever parsed."""
+    from workload_diagnose import guardrails
+    from workload_diagnose.tools.kube.lifecycle import LifecycleReader, check_name
+
+    for n in nodes:
+        check_name("node", n)
+    timeouts = reader.read_timeouts("dcgm-exporter (Tier 2)")
+    lr = LifecycleReader(reader, timeouts=timeouts)
+    dcgm = DcgmProfileReader(lr, timeouts=timeouts)
+    out: dict[str, NodeGpuHealth] = {}
+    injections: list[Any] = []
+    try:
+        exporters, why = dcgm.discover()
+        by_node = {(e.get("spec") or {}).get("nodeName"): e for e in reversed(exporters)}
+        for node in nodes:
+            h = out[node] = NodeGpuHealth(node)
+            exp = by_node.get(node)
+            if exp is None:
+                h.unavailable = why or f"no trusted dcgm-exporter pod runs on node {node}"
+                continue
+            md = exp.get("metadata") or {}
+            h.source = (f"kubectl get --raw /api/v1/namespaces/{md.get('namespace')}/pods/{md.get('name')}:"
+                        f"{metrics_port(exp)}/proxy/metrics")
+            try:
+                text = dcgm.metrics(exp)
+            except KubeError as e:
+                h.unavailable = f"the exporter's metrics could not be read ({e.kind}: {e.message})"
+                continue
+            for smp in parse_prometheus(text, GPU_HEALTH_METRICS):
+                labels = {}
+                for k in _KEPT_LABELS:
+                    if smp.labels.get(k):
+                        clean = guardrails.sanitize_text(smp.labels[k][:200], location=f"dcgm-exporter {node}: {k}")
+                        injections += list(clean.injections)
+                        labels[k] = clean.text
+                h.samples.append(Sample(smp.name, labels, smp.value))
+            if not any(x.name == XID_ERRORS for x in h.samples):
+                h.unavailable = f"the exporter on node {node} exports no {XID_ERRORS} sample"
+    finally:
+        dcgm.close()
+    return GpuHealthRead(out, [(c.request, c.status) for c in lr.calls], injections + list(lr.injections))

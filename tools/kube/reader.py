@@ -5,6 +5,8 @@ generic custom-object reads (:mod:`tools.kube.custom`)::
     kubectl logs <pod> -n <ns> -c <container> --previous                 -> previous_log
     kubectl get events -n <ns> --field-selector involvedObject.name=<pod> -> pod_events
     kubectl describe node <node>                                         -> get_node
+    kubectl get events -A --field-selector involvedObject.kind=Node,...  -> node_events
+    kubectl get --raw .../pods/<dcgm-exporter>:9400/proxy/metrics        -> tools.kube.metrics.read_gpu_health
     kubectl get <plural>.<group> [-n <ns>] [<name>] -o json              -> get_custom_object / list_custom_objects
 """
 from __future__ import annotations
@@ -22,7 +24,8 @@ from workload_diagnose.tools.kube import plugins
 from workload_diagnose.tools.kube.custom import CustomObjectReads
 from workload_diagnose.tools.kube.errors import KubeError, KubeWriteRefused
 from workload_diagnose.tools.kube.errors import _redacted, translate
-from workload_diagnose.tools.kube.facts import KubeEvent, LogExcerpt, NodeFacts, PodFacts, logs_cmd
+from workload_diagnose.tools.kube.facts import (KubeEvent, LogExcerpt, NodeFacts, PodFacts, events_cmd, logs_cmd,
+                                                node_events_cmd)
 from workload_diagnose.tools.kube.facts import _Cleaner, _event_facts, _event_sort_key, _g, _node_facts, _pod_facts, _pod_manifest
 from workload_diagnose.tools.kube.guard import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, ReadOnlyApiClient, _kube_client
 
@@ -189,6 +192,11 @@ class KubeReader(CustomObjectReads):
         finally:
             self._bound.deadline = prev
 
+    def read_timeouts(self, what: str) -> tuple[float, float]:
+        """(connect, read) timeouts for a read made on this reader's client by another module (the dcgm-exporter
+        reads): its own, cut to the time left of the deadline it is bounded by (:meth:`bounded_by`)."""
+        return self._timeouts(what)
+
     def _timeouts(self, what: str) -> tuple[float, float]:
         deadline = getattr(self._bound, "deadline", None)
         left = deadline.remaining() if deadline is not None else None
@@ -339,7 +347,21 @@ class KubeReader(CustomObjectReads):
             field_selector=f"involvedObject.name={pod}",
             limit=max(1, min(int(limit), 500)),
         )
-        events = [_event_facts(ev, ns, pod) for ev in (_g(res, "items") or [])]
+        events = [_event_facts(ev, events_cmd(ns, pod)) for ev in (_g(res, "items") or [])]
+        return sorted(events, key=_event_sort_key)
+
+    def node_events(self, node: str, limit: int = LIST_LIMIT) -> list[KubeEvent]:
+        """Events about one Node, in every namespace (where the kubelet, node-problem-detector and GPU health
+        monitors write them; what ``kubectl describe node`` lists), one page of at most ``limit``, sorted like
+        :meth:`pod_events`."""
+        _check_name("node", node)
+        res = self._call(
+            f"list events involvedObject.kind=Node,involvedObject.name={node}",
+            self._core.list_event_for_all_namespaces,
+            field_selector=f"involvedObject.kind=Node,involvedObject.name={node}",
+            limit=max(1, min(int(limit), 500)),
+        )
+        events = [_event_facts(ev, node_events_cmd(node)) for ev in (_g(res, "items") or [])]
         return sorted(events, key=_event_sort_key)
 
     def get_node(self, name: str) -> NodeFacts:

@@ -24,7 +24,7 @@ from workload_diagnose.agent.procedures.kit.reads import read_limitations
 from workload_diagnose.agent.procedures.runai_failed.recurrence import (count_recurrence, episodes, split_current,
                                                                        status_marks)
 from workload_diagnose.agent.procedures.runai_failed.state import KubeEvidence, State, Step
-from workload_diagnose.agent.taxonomy import metrics_needed_by
+from workload_diagnose.agent.taxonomy import causes, metrics_needed_by
 from workload_diagnose.agent.taxonomy.classifier import classify
 from workload_diagnose.agent.procedures.kit.reads import fatal_if_unreachable
 from workload_diagnose.tools.base import ToolStatus
@@ -169,7 +169,8 @@ def check_phase(state: State, runtime: Runtime[Context]) -> Command:
     if decision.defer is not None:
         found["deferred_phase"] = decision.defer
     # independent reads run concurrently; metrics join them when the status already shows an OOM (Step 4)
-    reads = READS + (["fetch_metrics"] if metrics_needed_by(kinds) else [])
+    # (a reading another record overrides on its line, e.g. a kubelet rejection's OutOfmemory, is not an OOM)
+    reads = READS + (["fetch_metrics"] if metrics_needed_by(kinds_of(causes(sigs))) else [])
     return Command(goto=reads, update=found)
 
 

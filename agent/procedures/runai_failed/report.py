@@ -88,9 +88,11 @@ def _diagnosed(res: DiagnosisResult, state: State, req: DiagnosisRequest) -> lis
     rec = state.recurrence
     if rec:
         res.recurrence = RecurrenceOut(count=rec.count, lookback=rec.lookback, recurring=rec.recurring)
+    nodes = {p.nodeName for p in pods or [] if p.nodeName} | set(kube.nodes if kube else [])
     ctx = RecoContext(signals=all_sigs, memory_limit=limit, peak=peak, restart_policy=ev.spec_restart_policy(spec),
                       namespace=kube.namespace if kube else None, log_line=kube.log_line if kube else None,
-                      log_source=kube.log_source if kube else None)
+                      log_source=kube.log_source if kube else None,
+                      nodes=tuple(sorted(nodes)))
     recos = cat.recommend(ctx)
     if rec and rec.recurring:
         recos.append(f"Recurring: {rec.count} {cat.name} failures in the last {rec.lookback}. Apply a permanent fix "

@@ -32,6 +32,7 @@ class KubeEvidence(BaseModel):
     limitations: list[str] = Field(default_factory=list)
     injections: list[Any] = Field(default_factory=list)
     layers: PodLayers | None = None  # the pod's lifecycle layers (a Pending workload with a pod-start signal)
+    nodes: list[str] = Field(default_factory=list)  # the nodes read (kubectl describe node)
 
 
 class Input(BaseModel):

@@ -1,5 +1,5 @@
 """Step 4, Tier 2: read-only Kubernetes evidence (kubectl describe pod / logs --previous / get events /
-describe node) through ``tools.kube.KubeReader``.
+describe node, the node's events and GPU health: :mod:`tier2_node`) through ``tools.kube.KubeReader``.
 
 Namespace: the one the workload reports; ``runai-<project>`` only when it reports none (stated as a fallback). If
 that namespace does not exist the limitation is stated and no other is guessed. A pod is read by name but used only
@@ -11,7 +11,7 @@ from __future__ import annotations
 from workload_diagnose.agent.evidence import kube as kev
 from workload_diagnose.agent.model.limits import Limits
 from workload_diagnose.agent.procedures.kit import evidence as ev
-from workload_diagnose.agent.procedures.runai_failed import layers
+from workload_diagnose.agent.procedures.runai_failed import layers, tier2_node
 from workload_diagnose.agent.procedures.kit.pod_identity import not_the_workloads_pod
 from workload_diagnose.agent.procedures.runai_failed.state import KubeEvidence, State
 from workload_diagnose.agent.taxonomy import reads_node
@@ -53,23 +53,15 @@ def collect(kube, limits: Limits, state: State) -> KubeEvidence:
         all_sigs = list(state.signals) + out.signals
         if facts and layers.applies(w.phase, all_sigs):
             out.layers = layers.walk(w.name, ns, state.request.now, facts, events)
-        # node evidence: when the taxonomy says so (evidence of a category that reads the node, or a verdict that
-        # does: the termination is still unexplained and node conditions are one of the causes the skill names), or
-        # when a rank failed in a distributed collective (its peers' nodes may be why)
+        # node evidence: when the taxonomy says so (evidence of a category that reads the node, a verdict that
+        # does: the termination is still unexplained and node conditions are one of the causes the skill names, or
+        # a verdict whose signal a node fault would explain: an application's exit and the node's GPU), or when a
+        # rank failed in a distributed collective (its peers' nodes may be why)
         if reads_node(all_sigs) or (out.log_line is not None and COLLECTIVE_RULE.rx.search(out.log_line)):
-            for node in sorted({pf.node_name for pf in facts if pf.node_name}):
-                try:
-                    nf = kube.get_node(node)
-                except KubeError as e:
-                    out.limitations.append(f"kubectl describe node {node} failed: {e.kind}: {e.message}")
-                    continue
-                out.calls.append(nf.source)
-                out.signals += kev.kube_node_signals(nf, nf.source)
-                if nf.ready is True:
-                    out.lines.append((nf.source, f"Node {nf.name} is Ready now"
-                                      + (f"; allocatable GPUs: {nf.allocatable_gpus}" if nf.allocatable_gpus
-                                         is not None else "")))
-                out.injections += list(getattr(nf, "injections", []) or [])
+            read = {pf.name for pf in facts}
+            placements = [(pf.node_name, ns, pf.name) for pf in facts]
+            placements += [(p.nodeName, ns, p.name) for p in pods if p.nodeName and p.name not in read]
+            tier2_node.collect(kube, placements, names, out)
     except KubeError as e:
         out.limitations.append(f"Tier 2 Kubernetes evidence unavailable ({e.kind}): {e.message}. Tier 1 evidence "
                                "only; no more specific category is inferred.")
