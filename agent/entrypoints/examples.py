@@ -93,7 +93,13 @@ def section(lines: tuple[str, ...]) -> str:
     return "Examples:\n" + "\n".join(_wrapped(x) for x in lines)
 
 
+# a command's exit statuses, when its command module does not pass them (a Run:ai command passes EXIT_HELP)
+EXITS = {"lifecycle": "Exit status: 0 a result was printed (also when no Job or RayJob has that name); 2 bad input; "
+                      "3 the API cannot be reached; 4 the API refused the credentials; 130 interrupted (Ctrl-C, "
+                      "also a --watch)."}
+
+
 def epilog(command: str, *more: str) -> str:
     """The epilog of ``command``: its Examples, then ``more`` paragraphs (e.g. the exit statuses)."""
     lines = _BY_COMMAND.get(command) or runai_examples(command)
-    return "\n\n".join([section(lines), *more])
+    return "\n\n".join([section(lines), *more, *([EXITS[command]] if command in EXITS and not more else [])])
