@@ -209,9 +209,11 @@ def eval_(
 def record(
     out: str = typer.Option(..., "--out", help="The new scenario directory, e.g. evals/scenarios/captured/<name>."),
     cluster_id: Optional[str] = typer.Option(None, "--cluster-id", help="Run:ai cluster UUID (required)."),
-    workload_id: Optional[str] = typer.Option(None, "--workload-id", help="Option A: the workload UUID."),
-    workload_name: Optional[str] = typer.Option(None, "--workload-name", help="Option B: exact workload name."),
-    project: Optional[str] = typer.Option(None, "--project", help="Option B: the project name."),
+    workload_id: Optional[str] = typer.Option(None, "--workload-id", help="The workload's UUID (or give its name "
+                                                                          "and project)."),
+    workload_name: Optional[str] = typer.Option(None, "--workload-name", help="The workload's exact name (with "
+                                                                              "--project)."),
+    project: Optional[str] = typer.Option(None, "--project", "-p", help="The project of --workload-name."),
     intent: str = typer.Option("terminal", "--intent", help="terminal or active (as for 'failed')."),
     lookback: str = typer.Option("7d", "--lookback", help="History window: 90m, 36h, 7d, 2w."),
     now: Optional[str] = typer.Option(None, "--now", help="Pin the clock (default: now; stored in case.json)."),
