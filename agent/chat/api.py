@@ -80,13 +80,14 @@ def chat(thread_id: str, message: str, *, runai: Any = None, checkpointer: Any =
                                   needed=False, transport=transport, retry_sleep=retry_sleep, ca_file=ca_file,
                                   limits=limits or Limits(), deadline=deadline, on_invocation=on_invocation)
         runai = open_runai(tier1, wanted)
-        why = missing(tier1, wanted)
-        ready = why is None
+        unready = missing(tier1, wanted)
+        ready = unready is None
     else:
-        ready, why = True, None
+        ready, unready = True, None
     try:
         kube, why = (kube_reader, None) if kube_reader is not None else make_kube(kubeconfig, use_kube, settings)
-        ctx = ChatContext(runai=runai, runai_ready=ready, runai_missing=why, kube=kube, kube_unavailable=why, now=now, llm=llm,
+        ctx = ChatContext(runai=runai, runai_ready=ready, runai_missing=unready, kube=kube, kube_unavailable=why,
+                          now=now, llm=llm,
                           progress=progress, limits=limits or Limits(), deadline=deadline)
         with _thread_lock(thread_id):
             with (contextlib.nullcontext(checkpointer) if checkpointer is not None
