@@ -8,15 +8,15 @@ import httpx
 
 from workload_diagnose.agent.model.settings import Settings, make_kube
 from workload_diagnose.agent.model.limits import Limits
-from workload_diagnose.agent.model.request import DiagnosisRequest, build_request
+from workload_diagnose.agent.model.request import DiagnosisRequest, build_request, is_complete
 from workload_diagnose.agent.model.result import DiagnosisResult
 from workload_diagnose.agent.sources import open_runai, source_settings
 from workload_diagnose.tools.deadline import Deadline, parse_timeout
-from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiSource
+from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable, InvalidInput, RunaiSource, check_name
 
 
-__all__ = ["diagnose", "run_procedure", "run_graph", "ApiAuthError", "ApiUnavailable", "InvalidInput",
-           "DiagnosisRequest", "DiagnosisResult"]
+__all__ = ["diagnose", "run_procedure", "run_graph", "cluster_id_for", "ApiAuthError", "ApiUnavailable",
+           "InvalidInput", "DiagnosisRequest", "DiagnosisResult"]
 
 
 def run_graph(request: DiagnosisRequest, runai: RunaiSource, kube: Any = None, kube_unavailable: str | None = None,
@@ -41,7 +41,7 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
              progress: Callable[[str], None] | None = None, llm: Any = None, timeout: float | str = 60.0,
              ca_file: str | None = None, limits: Limits | None = None,
              on_invocation: Callable[[Any, float], None] | None = None, tier1: str = "rest",
-             source: RunaiSource | None = None) -> DiagnosisResult:
+             source: RunaiSource | None = None, cluster_name: str | None = None) -> DiagnosisResult:
     """Diagnose one workload. Raises InvalidInput, ApiUnavailable or ApiAuthError; anything else is a result.
 
     ``timeout`` (seconds) is the one deadline of every Run:ai read of the diagnosis (and of its Tier-2 Kubernetes
@@ -56,7 +56,7 @@ def diagnose(*, cluster_id: str | None = None, workload_id: str | None = None, w
     each Run:ai read (the ``tools.base.Invocation`` that ``tool_calls`` cite; ``failed -v`` prints them).
     ``tier1`` picks the Run:ai source (a name registered in ``tools.runai.registry``: ``rest`` or ``mcp``, the
     official Run:ai MCP server); ``source`` (optional) is a ready :class:`tools.runai.RunaiSource` used instead
-    (the caller closes it).
+    (the caller closes it). ``cluster_name``: the cluster by its exact name instead of its id (``run_procedure``).
     """
     return run_procedure("runai_failed", **locals())  # (locals: exactly the keywords above)
 
@@ -69,9 +69,13 @@ def run_procedure(name: str, *, cluster_id: str | None = None, workload_id: str 
                   retry_sleep: Callable[[float], None] | None = None, progress: Callable[[str], None] | None = None,
                   llm: Any = None, timeout: float | str = 60.0, ca_file: str | None = None,
                   limits: Limits | None = None, on_invocation: Callable[[Any, float], None] | None = None,
-                  tier1: str = "rest", source: RunaiSource | None = None) -> Any:
+                  tier1: str = "rest", source: RunaiSource | None = None, cluster_name: str | None = None) -> Any:
     """``diagnose`` for any registered runai procedure (``agent.procedures.specs()``): the same keywords, the same
-    errors; returns the procedure's result. Every runai command, and the eval runner, run procedures through it."""
+    errors; returns the procedure's result. Every runai command, and the eval runner, run procedures through it.
+
+    ``cluster_name`` (instead of ``cluster_id``): the cluster by its exact name, resolved to its id through the
+    source before anything else is read (``cluster_id_for``: none or several is an ``InvalidInput`` line listing
+    what exists, never a guess). An incomplete request reads nothing: the name then stands for the cluster."""
     from workload_diagnose.agent.procedures import graph, spec
 
     proc = spec(name)
@@ -81,7 +85,13 @@ def run_procedure(name: str, *, cluster_id: str | None = None, workload_id: str 
         seconds = parse_timeout(timeout)
     except ValueError as e:
         raise InvalidInput(str(e)) from None
-    req = proc.as_input(build_request(cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name,
+    if cluster_name and cluster_id:
+        raise InvalidInput("give a cluster id or a cluster name, not both")
+    if cluster_name:
+        check_name(cluster_name, "cluster name")
+    resolve = bool(cluster_name) and is_complete(cluster_name, workload_id, workload_name, project)
+    req = proc.as_input(build_request(cluster_id=cluster_id or (None if resolve else cluster_name),
+                                      workload_id=workload_id, workload_name=workload_name,
                                       project=project, intent=intent, lookback=lookback, now=now))
     settings = Settings.from_env()
     url, cid, secret = settings.runai(runai_url, client_id, client_secret)
@@ -89,7 +99,8 @@ def run_procedure(name: str, *, cluster_id: str | None = None, workload_id: str 
     graph(name)  # compiled (and its modules imported) before the clock of the deadline starts
     deadline = Deadline(seconds)
     runai = source if source is not None else _open_source(
-        settings, tier1, runai_url=runai_url, url=url, client_id=cid, client_secret=secret, needed=req.complete,
+        settings, tier1, runai_url=runai_url, url=url, client_id=cid, client_secret=secret,
+        needed=req.complete or resolve,
         transport=transport, retry_sleep=retry_sleep, ca_file=ca_file, limits=limits, deadline=deadline,
         on_invocation=on_invocation)
     if kube_reader is not None:
@@ -98,6 +109,8 @@ def run_procedure(name: str, *, cluster_id: str | None = None, workload_id: str 
         kube, why = make_kube(kubeconfig, use_kube, settings)
     try:
         with deadline.interruptible():
+            if resolve:
+                req = req.model_copy(update={"cluster_id": cluster_id_for(runai, cluster_name or "")})
             result = run_graph(req, runai, kube, why, progress, limits, deadline=deadline)
     finally:
         if source is None:
@@ -107,6 +120,24 @@ def run_procedure(name: str, *, cluster_id: str | None = None, workload_id: str 
 
         result.explanation = explain(result, llm)
     return result
+
+
+def cluster_id_for(source: RunaiSource, name: str) -> str:
+    """A cluster NAME → its id, resolved exactly as the chat resolves one (``tools.runai.clusters``: the exact name
+    among the clusters the source lists). None or several, or a list that cannot be read, is an ``InvalidInput``
+    line saying what exists; the unreachable API is ``ApiUnavailable``. Never a guess."""
+    from workload_diagnose.tools.runai.clusters import resolve_cluster_name
+
+    match = resolve_cluster_name(source, name)
+    if match.cluster_id:
+        return match.cluster_id
+    if match.error:
+        raise InvalidInput(f"cannot look up the cluster named {name!r} ({match.error}): give the cluster's UUID")
+    if match.ambiguous:
+        ids = ", ".join(c.uuid for c in match.matches)
+        raise InvalidInput(f"{len(match.matches)} clusters are named {name!r} ({ids}): give the cluster's UUID")
+    known = ", ".join(match.known) if match.known else "none"
+    raise InvalidInput(f"no cluster is named exactly {name!r} (clusters you can see: {known})")
 
 
 def _open_source(settings: Settings, tier1: str, *, runai_url: str | None, url: str | None, client_id: str | None,

@@ -116,16 +116,15 @@ def _processes(workers: int, delay_ms: int, max_concurrent: int) -> Iterator[tup
 
     sc = load_scenario(SCENARIO)
     sim_port, port = _free_port(), _free_port()
-    sim = subprocess.Popen(EXE + ["simulate", str(sc.path), "--port", str(sim_port), "--delay-ms", str(delay_ms)],
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=str(REPO))
+    sim = subprocess.Popen(EXE + ["simulate", str(sc.path), "--port", str(sim_port), "--delay-ms", str(delay_ms),
+                                  "--keep-time"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                           cwd=str(REPO))
     procs = [sim]
     try:
+        from workload_diagnose.evals.playground import read_exports
+
         env = {k: v for k, v in os.environ.items() if not k.startswith(("RUNAI_", "WD_"))}
-        for _ in range(4):  # URL, client id, secret: one per line
-            line = sim.stdout.readline().strip()
-            if "=" in line:
-                k, v = line.split("=", 1)
-                env[k] = v
+        env.update(read_exports(sim.stdout))  # the banner's export lines: URL, client id, secret
         if "RUNAI_BASE_URL" not in env:
             raise RuntimeError("the simulator did not start")
         doc = {"tokens": [{"name": "bench", "sha256": hashlib.sha256(TOKEN.encode()).hexdigest(),

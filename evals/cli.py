@@ -20,6 +20,7 @@ for _mod, _dist in (("vcr", "vcrpy"),):  # the evals extra (find_spec: checked w
 
 from workload_diagnose.agent.entrypoints.cli import check_intent  # noqa: E402
 from workload_diagnose.agent.entrypoints.errors import fail, handled  # noqa: E402
+from workload_diagnose.agent.entrypoints.examples import epilog  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="workload-diagnose developer commands.")
 
@@ -66,24 +67,72 @@ def _world(ref: str | Path) -> dict:
     return data
 
 
-@app.command()
+DEFAULT_FLEET = 60  # ``simulate`` with no world: a fleet this size (every bundled failure kind, a few times over)
+
+
+def _served(world: str | None, fleet: int | None):
+    """What ``simulate`` serves: a fleet, a bundled scenario (suite/name), a scenario directory or a world.json."""
+    from workload_diagnose.evals.playground import Served, describe_args
+    from workload_diagnose.evals.scenarios import ROOT
+
+    if world is not None and fleet is not None:
+        fail("give a world or --fleet N, not both", 2)
+    if world is None:
+        n = DEFAULT_FLEET if fleet is None else fleet
+        if not 1 <= n <= 20_000:
+            fail(f"--fleet must be between 1 and 20000, not {n}", 2)
+        from workload_diagnose.evals.fleet import fleet_world
+
+        return Served(world=fleet_world(n), label=f"a fleet of {n} workloads")
+    p = Path(world)
+    if (p / "case.json").is_file() or (not p.exists() and (ROOT / world / "case.json").is_file()):
+        sc = _scenario(world)
+        return Served(world=_world(sc.world), label=f"scenario {sc.id}", args=describe_args(sc.args))
+    case = p.parent / "case.json" if p.is_file() else None
+    args = None
+    if case is not None and case.is_file():
+        try:
+            args = json.loads(case.read_text()).get("args")
+        except (OSError, ValueError):
+            args = None
+    return Served(world=_world(world), label=str(world), args=args if isinstance(args, dict) else None)
+
+
+@app.command(epilog=epilog("simulate"))
 def simulate(
-    world: str = typer.Argument(..., help="A scenario directory or its world.json."),
-    port: int = typer.Option(8780, "--port"),
+    world: Optional[str] = typer.Argument(None, help="A bundled scenario (e.g. core/oom-metrics), a scenario "
+                                                     "directory or a world.json (default: a fleet, --fleet)."),
+    fleet: Optional[int] = typer.Option(None, "--fleet", metavar="N", help=f"Serve a fleet of N workloads: "
+                                        f"copies of the bundled scenarios on one cluster (default {DEFAULT_FLEET} "
+                                        "when no world is given)."),
+    port: int = typer.Option(8780, "--port", help="TCP port on 127.0.0.1 (0: any free one)."),
     delay_ms: int = typer.Option(0, "--delay-ms", help="Injected latency per request."),
+    keep_time: bool = typer.Option(False, "--keep-time", help="Keep the recorded times (the banner prints the "
+                                                              "--now to pass) instead of moving them to now."),
 ) -> None:
-    """Serve a scenario world through the real Run:ai API paths on 127.0.0.1 (for demos and recording)."""
+    """Serve a Run:ai world through the real API paths on 127.0.0.1: a playground for every command.
+
+    Its times are moved to the real clock (every relative time kept), and it prints the export lines and commands
+    to paste."""
     import errno
 
-    from workload_diagnose.evals.simulator import serve_forever
+    from workload_diagnose.evals.playground import banner, locate, to_real_clock
+    from workload_diagnose.evals.simulator import World, serve_forever
 
     if not 0 <= port <= 65535:
         fail(f"--port must be between 0 and 65535, not {port}", 2)
     if delay_ms < 0:
         fail(f"--delay-ms must be 0 or more, not {delay_ms}", 2)
-    data = _world(world)
+    served = _served(world, fleet)
+    locate(served)
+    if not keep_time:
+        to_real_clock(served)
+
+    def say(srv) -> str:
+        return banner(served, srv.url, srv.client_id, srv.client_secret, World(served.world).clusters(), keep_time)
+
     try:
-        serve_forever(data, port=port, delay_ms=delay_ms)
+        serve_forever(served.world, port=port, delay_ms=delay_ms, banner=say)
     except OSError as e:
         if e.errno in (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL):
             fail(f"cannot listen on 127.0.0.1:{port}: {e.strerror} (choose another --port, or 0 for a free one)", 2)
@@ -160,9 +209,11 @@ def eval_(
 def record(
     out: str = typer.Option(..., "--out", help="The new scenario directory, e.g. evals/scenarios/captured/<name>."),
     cluster_id: Optional[str] = typer.Option(None, "--cluster-id", help="Run:ai cluster UUID (required)."),
-    workload_id: Optional[str] = typer.Option(None, "--workload-id", help="Option A: the workload UUID."),
-    workload_name: Optional[str] = typer.Option(None, "--workload-name", help="Option B: exact workload name."),
-    project: Optional[str] = typer.Option(None, "--project", help="Option B: the project name."),
+    workload_id: Optional[str] = typer.Option(None, "--workload-id", help="The workload's UUID (or give its name "
+                                                                          "and project)."),
+    workload_name: Optional[str] = typer.Option(None, "--workload-name", help="The workload's exact name (with "
+                                                                              "--project)."),
+    project: Optional[str] = typer.Option(None, "--project", "-p", help="The project of --workload-name."),
     intent: str = typer.Option("terminal", "--intent", help="terminal or active (as for 'failed')."),
     lookback: str = typer.Option("7d", "--lookback", help="History window: 90m, 36h, 7d, 2w."),
     now: Optional[str] = typer.Option(None, "--now", help="Pin the clock (default: now; stored in case.json)."),

@@ -1,7 +1,7 @@
 """End-to-end check of the public CLI contract: for every scenario, start the simulator with the project's own
-command (``workload-diagnose simulate``), run its procedure's command (``workload-diagnose failed … --json``, or the
-one its case names) twice as a subprocess, and compare outcome/verdict/route with the scenario's expectation and
-the two outputs byte for byte.
+command (``workload-diagnose simulate --keep-time``: the case's ``--now`` replays it), run its procedure's command
+(``workload-diagnose failed … --json``, or the one its case names) twice as a subprocess, and compare
+outcome/verdict/route with the scenario's expectation and the two outputs byte for byte.
 
     python -m workload_diagnose.evals.cli_check [SUITE...]
 """
@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 
+from workload_diagnose.evals.playground import read_exports
 from workload_diagnose.evals.scenarios import Scenario, all_scenarios
 
 EXE = [sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli"]
@@ -27,15 +28,11 @@ def _free_port() -> int:
 
 def check(sc: Scenario) -> tuple[bool, str]:
     port = _free_port()
-    sim = subprocess.Popen(EXE + ["simulate", str(sc.path), "--port", str(port)], stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, text=True)
+    sim = subprocess.Popen(EXE + ["simulate", str(sc.path), "--port", str(port), "--keep-time"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         env = {k: v for k, v in os.environ.items() if not k.startswith("RUNAI_")}
-        for _ in range(4):  # the simulator prints URL, client id and secret, one per line
-            line = sim.stdout.readline().strip()
-            if "=" in line:
-                k, v = line.split("=", 1)
-                env[k] = v
+        env.update(read_exports(sim.stdout))  # the banner's export lines: URL, client id and secret
         if "RUNAI_BASE_URL" not in env:
             return False, "simulator did not start"
         outs = [subprocess.run(EXE + [sc.command, *sc.cli_args(), "--no-kube", "--json"], env=env,

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import parse_qsl, urlsplit
 
 TENANT = 1001
@@ -462,11 +462,15 @@ def running_simulator(world: World | dict | str | Path, port: int = 0, delay_ms:
         srv.server_close()
 
 
-def serve_forever(world: str, port: int = 8780, delay_ms: int = 0) -> None:
+def serve_forever(world: str | Path | dict, port: int = 8780, delay_ms: int = 0,
+                  banner: Callable[[SimServer], str] | None = None) -> None:
+    """Serve until Ctrl-C; ``banner(server)`` is printed once it listens (default: its URL and credentials)."""
     wd = World.load(world)
     srv = SimServer(("127.0.0.1", port), wd, delay_ms=delay_ms)
-    print(f"Run:ai simulator on {srv.url}\nRUNAI_BASE_URL={srv.url}\nRUNAI_CLIENT_ID={srv.client_id}\n"
-          f"RUNAI_CLIENT_SECRET={srv.client_secret}", flush=True)
+    text = banner(srv) if banner is not None else (
+        f"Run:ai simulator on {srv.url}\nexport RUNAI_BASE_URL={srv.url}\nexport RUNAI_CLIENT_ID={srv.client_id}\n"
+        f"export RUNAI_CLIENT_SECRET={srv.client_secret}")
+    print(text, flush=True)
     try:
         srv.serve_forever()
     except KeyboardInterrupt:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from workload_diagnose.evals.scenarios import load_scenario
 from workload_diagnose.evals.simulator import running_simulator
@@ -70,14 +71,25 @@ def test_unreachable_is_one_line_nonzero():
 
 
 def test_missing_parameters_prints_the_object_and_exits_5():
-    """Issue 10 item 13: a missing required identifier is still the needs_input object, but not exit 0."""
+    """A missing required identifier is still the needs_input object (--json, -o yaml), but not exit 0; each way
+    names the flag that supplies it in one line on stderr, as kubectl does."""
     r = cli(["failed", "--workload-name", "job-a", "--json"])
     assert r.returncode == 5, r.stderr
     out = json.loads(r.stdout)
     assert (out["outcome"], out["route"], out["category"]) == ("needs_input", "missing_parameters", None)
     assert out["question"]
-    text = cli(["failed", "--workload-name", "job-a"])
-    assert text.returncode == 5 and text.stdout.strip() and text.stderr == ""
+    line = ("workload-diagnose: error: --cluster-id and --project (-p) are required: the Run:ai cluster's UUID or "
+            "its exact name; the project workload 'job-a' belongs to\n")
+    assert r.stderr == line
+    as_yaml = cli(["failed", "--workload-name", "job-a", "-o", "yaml"])
+    assert as_yaml.returncode == 5 and yaml.safe_load(as_yaml.stdout) == out and as_yaml.stderr == line
+    text = cli(["failed", "--workload-name", "job-a"])  # nothing was read: the flags, nothing else
+    assert text.returncode == 5 and text.stdout == "" and text.stderr == line
+    for args, flag in ((["--workload-id", "0b4e7c2a-1f3d-4e5a-8b6c-9d0e1f2a3b4c"], "--cluster-id is required: "),
+                       (["--cluster-id", "gpu-a"], "--workload-id (or --workload-name with -p/--project) is "),
+                       (["--cluster-id", "gpu-a", "-p", "ml"], "--workload-name (or --workload-id) is required")):
+        r = cli(["failed", *args])
+        assert r.returncode == 5 and r.stdout == "" and r.stderr.startswith(f"workload-diagnose: error: {flag}")
     from typer.testing import CliRunner
 
     from workload_diagnose.agent.entrypoints.cli import app

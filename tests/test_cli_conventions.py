@@ -224,3 +224,81 @@ def test_lifecycle_watch_under_no_color_writes_no_escape_sequence(tmp_path):
         server.close()
     assert code == 0 and b"# refresh 2," in out and b"# refresh 1," in out, out[-1500:]
     assert not ANSI.search(out), out[:600]
+
+
+def _all_commands() -> list[str]:
+    import click
+
+    from workload_diagnose.agent.entrypoints.cli import app
+
+    group = __import__("typer").main.get_command(app)
+    return group.list_commands(click.Context(group))
+
+
+def test_every_help_has_examples_and_plain_words():
+    """Every command's --help ends with an Examples section of real command lines; no help speaks of the
+    skill's 'Option A / Option B'."""
+    names = _all_commands()
+    assert {"failed", "triage", "lifecycle", "chat", "ask", "serve", "mcp", "simulate"} <= set(names)
+    for cmd in [*names, None]:
+        out = invoke([cmd, "--help"] if cmd else ["--help"]).output
+        assert "Option A" not in out and "Option B" not in out, cmd
+        if cmd in ("demo", "eval", "record", "guardrails-report", "bench"):
+            continue  # developer commands of the evals plugin, not the product's
+        section = out.split("Examples:", 1)
+        assert len(section) == 2, f"{cmd or 'the root'} --help has no Examples section"
+        assert "workload-diagnose " + (cmd or "") in section[1], cmd
+
+
+def test_short_flags_and_output_formats_everywhere():
+    for cmd, flags in {"failed": ("-p", "-o", "-v"), "triage": ("-p", "-o", "-v"), "lifecycle": ("-o", "-v"),
+                       "ask": ("-o", "-v"), "chat": ("-v",)}.items():
+        out = invoke([cmd, "--help"]).output
+        for flag in flags:
+            assert re.search(rf"(^|\s){flag}(\s|$)", out, re.M), (cmd, flag)
+    r = run(["failed", "-o", "xml", "--cluster-id", "c"])
+    assert r.returncode == 2 and r.stderr.strip() == ("workload-diagnose: error: -o/--output must be text, json or "
+                                                      "yaml, not 'xml'")
+    r = run(["failed", "--json", "-o", "yaml", "--cluster-id", "c"])
+    assert r.returncode == 2 and "--json and -o yaml cannot be used together" in r.stderr
+
+
+def test_a_cluster_name_is_resolved_as_the_chat_resolves_it(sim):
+    """``--cluster-id NAME`` (and ``--cluster``) reads the cluster list and diagnoses exactly as with the UUID;
+    an unknown name is one line listing the clusters there are, before any workload read."""
+    s, sc = sim
+    by_id = run(["failed", *sc.cli_args(), "--no-kube", "--json"], _creds(s))
+    args = sc.cli_args()
+    named = [*args[:args.index("--cluster-id")], "--cluster", "gpu-3f2c7a1e", *args[args.index("--cluster-id") + 2:]]
+    by_name = run(["failed", *named, "--no-kube", "--json", "-v"], _creds(s))
+    assert by_name.returncode == 0 and by_name.stdout == by_id.stdout, by_name.stderr
+    assert "workload-diagnose: GET /api/v1/clusters -> 200" in by_name.stderr
+    unknown = run(["failed", "--cluster-id", "gpu-nope", "--workload-id", sc.args.workload_id, "--no-kube"],
+                  _creds(s))
+    assert unknown.returncode == 2 and unknown.stdout == ""
+    assert unknown.stderr == ("workload-diagnose: error: no cluster is named exactly 'gpu-nope' (clusters you can "
+                              "see: gpu-3f2c7a1e)\n")
+
+
+def test_missing_credentials_name_the_variables(sim):
+    s, sc = sim
+    r = run(["failed", *sc.cli_args(), "--no-kube"], {"RUNAI_BASE_URL": s.url})
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("workload-diagnose: error: RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET are not set: ")
+    r = run(["failed", *sc.cli_args(), "--no-kube"], {"RUNAI_BASE_URL": s.url, "RUNAI_CLIENT_ID": "x"})
+    assert r.returncode == 2 and "RUNAI_CLIENT_SECRET is not set" in r.stderr
+    r = run(["ask", f"why did workload {sc.args.workload_id} fail on cluster {sc.args.cluster_id}?", "--no-kube"],
+            {"RUNAI_BASE_URL": s.url, "XDG_STATE_HOME": "/tmp/wd-no-credentials-state"})
+    assert r.returncode == 2 and "RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET are not set" in r.stderr
+
+
+def test_ask_verbose_and_yaml(sim, tmp_path):
+    import yaml
+
+    s, sc = sim
+    r = run(["ask", f"why did workload {sc.args.workload_id} fail on cluster {sc.args.cluster_id}?", "--no-kube",
+             "--now", sc.args.now, "-v", "-o", "yaml"], {**_creds(s), "XDG_STATE_HOME": str(tmp_path)})
+    assert r.returncode == 0, r.stderr
+    assert yaml.safe_load(r.stdout)["diagnosis"]["category"] == "OOM_KILLED"
+    shown = [x for x in r.stderr.splitlines() if x.startswith("workload-diagnose: GET ")]
+    assert shown and all(REQUEST_LINE.match(x) for x in shown), r.stderr

@@ -14,7 +14,7 @@ from workload_diagnose.agent.model.settings import Settings, make_kube
 from workload_diagnose.agent.sources import open_runai
 from workload_diagnose.tools.deadline import Deadline, parse_timeout
 from workload_diagnose.tools.runai import InvalidInput
-from workload_diagnose.tools.runai.registry import spec
+from workload_diagnose.tools.runai.registry import missing
 
 __all__ = ["chat", "achat", "MAX_MESSAGE_CHARS"]
 
@@ -37,7 +37,7 @@ def chat(thread_id: str, message: str, *, runai: Any = None, checkpointer: Any =
          llm: Any = None, progress: Callable[[str], None] | None = None,
          transport: httpx.BaseTransport | None = None, retry_sleep: Callable[[float], None] | None = None,
          limits: Limits | None = None, timeout: float | str = 60.0, ca_file: str | None = None,
-         tier1: str = "rest") -> ChatReply:
+         tier1: str = "rest", on_invocation: Callable[[Any, float], None] | None = None) -> ChatReply:
     """One turn of the conversation ``thread_id``; returns the ``ask --json`` object as a ``ChatReply``.
 
     The message is redacted and injection-scanned before it is stored or shown to a model. ``runai`` (any
@@ -45,7 +45,8 @@ def chat(thread_id: str, message: str, *, runai: Any = None, checkpointer: Any =
     service; otherwise a REST client is built from the arguments/environment and the store from ``store`` /
     ``WD_CHAT_STORE`` / ``WD_CHAT_POSTGRES_DSN`` / the XDG state directory. Reentrant and thread-safe: turns of
     one thread run one at a time in this process; different threads run concurrently and never share state.
-    Raises InvalidInput, ApiUnavailable or ApiAuthError like ``diagnose``.
+    Raises InvalidInput, ApiUnavailable or ApiAuthError like ``diagnose``. ``on_invocation(invocation, ms)``:
+    after each Run:ai read of the turn (``ask -v``).
     """
     import contextlib
 
@@ -77,14 +78,16 @@ def chat(thread_id: str, message: str, *, runai: Any = None, checkpointer: Any =
         deadline = Deadline(seconds)  # one deadline per turn, for its Run:ai and Tier-2 reads
         wanted = runai_settings(settings, runai_url=runai_url, url=url, client_id=cid, client_secret=secret,
                                   needed=False, transport=transport, retry_sleep=retry_sleep, ca_file=ca_file,
-                                  limits=limits or Limits(), deadline=deadline)
+                                  limits=limits or Limits(), deadline=deadline, on_invocation=on_invocation)
         runai = open_runai(tier1, wanted)
-        ready = spec(tier1).ready(wanted)
+        unready = missing(tier1, wanted)
+        ready = unready is None
     else:
-        ready = True
+        ready, unready = True, None
     try:
         kube, why = (kube_reader, None) if kube_reader is not None else make_kube(kubeconfig, use_kube, settings)
-        ctx = ChatContext(runai=runai, runai_ready=ready, kube=kube, kube_unavailable=why, now=now, llm=llm,
+        ctx = ChatContext(runai=runai, runai_ready=ready, runai_missing=unready, kube=kube, kube_unavailable=why,
+                          now=now, llm=llm,
                           progress=progress, limits=limits or Limits(), deadline=deadline)
         with _thread_lock(thread_id):
             with (contextlib.nullcontext(checkpointer) if checkpointer is not None

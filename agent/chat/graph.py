@@ -3,10 +3,12 @@
     START
       └─ understand         redacted message → identifiers, intent, follow-up, scope (rules; optional LLM)
           └─ resolve_cluster  a cluster NAME → its id via GET /api/v1/clusters (exact name; else ask)
-              ├─ ask          one question for exactly what is missing            (no workload read)
+              ├─ ask          one question for exactly what is missing, or to confirm a value that
+              │               would replace one the user gave                      (no workload read)
               ├─ diagnose     the Run:ai failed-workload procedure (agent.api.run_graph)
               ├─ previous     "and the run before that?" → the previous terminal match, diagnosed
               ├─ answer       a follow-up from the stored result                  (no API call)
+              ├─ fleet        a question about many workloads → the triage command (no workload read)
               ├─ route_out    out of scope → the skill's routing text             (no API call)
               └─ act          a request to change something → read-only answer    (no API call)
                   └─ finish   notes + reply (optional LLM rewording, validated)
@@ -21,7 +23,7 @@ from langgraph.graph import END, START, StateGraph
 from workload_diagnose.agent.chat import nodes as n
 from workload_diagnose.agent.chat.state import ChatContext, ChatInput, ChatOutput, ChatState
 
-BRANCHES = ("ask", "diagnose", "previous", "answer", "route_out", "act")
+BRANCHES = ("ask", "diagnose", "previous", "answer", "fleet", "route_out", "act")
 
 
 def build_graph(checkpointer: Any):

@@ -45,7 +45,7 @@ def resolve_cluster(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     ctx.step("list_clusters")
     match = resolve_cluster_name(ctx.runai, name)
     if match.cluster_id:
-        s.update(cluster_id=match.cluster_id, cluster_name=None)
+        s.update(cluster_id=match.cluster_id, cluster_name=None, cluster_given=name)
         return {"slots": s, "notes": [*state.get("notes", []), f"Cluster {name!r} is {match.cluster_id}."]}
     s["cluster_name"] = None
     fallback = s.pop("fallback", None)
@@ -59,10 +59,14 @@ def decide(state: ChatState) -> str:
     p = Parsed.model_validate(state.get("parsed") or {})
     s, last, changed = state.get("slots") or {}, state.get("last"), state.get("changed")
     need = missing(s)
-    if last and last.get("outcome") == "needs_input" and not changed and p.followups:
+    if s.get("pending"):
+        return "ask"  # a value that would replace one the user gave: confirmed first
+    if last and last.get("outcome") == "needs_input" and not changed and p.followups and not p.fleet:
         return "answer"  # no run was diagnosed: the procedure's open question is asked again
     if p.action and not (changed and not need):
         return "act"
+    if p.fleet:
+        return "fleet"
     if p.out_of_scope and not p.identifies:
         return "route_out"
     if changed and not need:
@@ -79,6 +83,9 @@ def decide(state: ChatState) -> str:
 def ask(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     s = state.get("slots") or {}
     need = missing(s)
+    if s.get("pending"):  # what was asked stays asked: the confirmation comes first
+        return {"reply": say.confirm(s, s["pending"]), "needs_input": True, "missing": need,
+                "asked": state.get("asked") or need, "route": "ask"}
     p = Parsed.model_validate(state.get("parsed") or {})
     lead = []
     if p.greeting and not p.identifies:
@@ -139,7 +146,7 @@ def answer(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     last = state.get("last") or {}
     p = Parsed.model_validate(state.get("parsed") or {})
     if last.get("outcome") == "needs_input":  # the procedure's question is still open: ask it again
-        return _answered(say.report(last), needs_input=True)
+        return _answered(say.asked_back(last), needs_input=True)
     parts = []
     for f in p.followups:
         if f == "evidence":
@@ -153,6 +160,17 @@ def answer(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     if not parts:
         parts.append(say.report(last) if p.followups or p.failure_words else say.MORE)
     return _answered("\n\n".join(parts), diagnosis=last)
+
+
+def fleet(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
+    """A question about many workloads ("why are my jobs on cluster X failing today?"): the triage command that
+    answers it, with what the thread knows (no API call beyond the cluster name's lookup)."""
+    s = state.get("slots") or {}
+    p = Parsed.model_validate(state.get("parsed") or {})
+    problem = say.cluster_problem(s, state.get("cluster_match")) if not s.get("cluster_id") else None
+    text = say.triage_pointer(s.get("cluster_given") or s.get("cluster_id"), p.project or s.get("project"),
+                              p.lookback)
+    return _answered("\n".join(x for x in (problem, text) if x))
 
 
 def route_out(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
@@ -208,9 +226,9 @@ def _run(state: ChatState, runtime: Runtime[ChatContext], **which: Any) -> dict:
                                                      else [])]
     base = {"last": d, "diagnosed": diagnosed[-50:], "route": "diagnose"}
     if d["outcome"] == "needs_input":  # the procedure asks (no terminal match, running without a failure)
-        return {**base, "reply": d.get("report") or d.get("question") or "", "needs_input": True, "missing": [],
-                "asked": [], "diagnosis": None}
-    return {**base, "reply": d.get("report") or "", "needs_input": False, "missing": [], "asked": [],
+        return {**base, "reply": say.asked_back(d), "needs_input": True, "missing": [], "asked": [],
+                "diagnosis": None}
+    return {**base, "reply": say.diagnosed(d), "needs_input": False, "missing": [], "asked": [],
             "diagnosis": d}
 
 
@@ -231,8 +249,9 @@ def _cluster_listed(ctx: ChatContext, cluster_id: str) -> bool:
 
 
 def _need_url(ctx: ChatContext) -> None:
+    """A read needs the source's settings: what is missing is one line (the URL, the credentials)."""
     if not ctx.runai_ready:
-        raise InvalidInput("no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
+        raise InvalidInput(ctx.runai_missing or "no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL")
 
 
 def _bounded(state: ChatState, role: str, text: str) -> list[dict]:

@@ -21,7 +21,7 @@ _UUID_ANY = re.compile(R.UUID)
 _STRONG_ACTIVE = re.compile(r"crash\s*-?loop|crashloop|\bkeeps?\s|\brestarting\b|\bstuck\b|\bright\s+now\b|"
                             r"\bcurrently\b", re.IGNORECASE)
 _FILLER = frozenset("""it's its it is the project cluster workload job name named called no nope actually sorry i
-meant ok okay yes in on it, that's thats was wrong use try""".split())
+meant ok okay yes in on it, that's thats was wrong use try he he's she that this""".split())
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z0-9]")
 
 
@@ -45,6 +45,8 @@ class Parsed(BaseModel):
     greeting: bool = False
     correction: bool = False
     failure_words: bool = False
+    fleet: bool = False  # a question about many workloads at once (triage answers it)
+    yes: bool = False  # a yes to the question asked (a confirmation)
 
     @property
     def identifies(self) -> bool:
@@ -101,8 +103,11 @@ def _why_not(text: str) -> str | None:
     return None
 
 
+_CONTRACTION = re.compile(r"(?<=[A-Za-z])['’]s\b", re.IGNORECASE)  # "it's", "that's": never a token "s"
+
+
 def _bare_token(text: str) -> str | None:
-    toks = [t for t in _TOKEN.findall(text) if t.lower() not in _FILLER]
+    toks = [t for t in _TOKEN.findall(_CONTRACTION.sub("", text)) if t.lower() not in _FILLER]
     if len(toks) == 1 and not R.is_uuid(toks[0]) and toks[0].lower() not in R.STOPWORDS and not toks[0].isdigit():
         return toks[0]
     return None
@@ -146,6 +151,8 @@ def understand(text: str) -> Parsed:
     p.action = bool(R.ACTION.find(text))
     p.greeting = bool(R.GREETING.find(text))
     p.correction = bool(R.CORRECTION.find(text))
+    p.fleet = bool(R.FLEET.find(text)) and p.failure_words and not (p.workload_id or p.workload_name)
+    p.yes = bool(R.YES.find(text))
     if not (p.identifies or p.lookback or p.action):
         p.bare_token = _bare_token(text)
     return p

@@ -63,6 +63,54 @@ def cluster_problem(slots: dict[str, Any], match: dict | None) -> str | None:
     return None
 
 
+_SLOT_WORDS = {"workload_id": "workload", "workload_name": "workload", "project": "project",
+               "cluster_id": "cluster", "cluster_name": "cluster"}
+
+
+def confirm(slots: dict[str, Any], pending: dict[str, str]) -> str:
+    """The question before a value the user gave is replaced by another from the same conversation."""
+    parts = []
+    for key, new in pending.items():
+        what = _SLOT_WORDS[key]
+        if what == "workload":
+            old = slots.get("workload_id") or slots.get("workload_name")
+        elif what == "cluster":
+            old = slots.get("cluster_given") or slots.get("cluster_name") or slots.get("cluster_id")
+        else:
+            old = slots.get(key)
+        parts.append(f"{what} {new!r} instead of {old!r}")
+    return (f"You told me a different one before: should I use {' and '.join(parts)}? Say yes, or no to keep what "
+            "you gave first.")
+
+
+def triage_pointer(cluster: str | None, project: str | None, lookback: str | None) -> str:
+    """A question about many workloads: the command that diagnoses them all at once, with what is known."""
+    cmd = (f"workload-diagnose triage --cluster-id {cluster or '<cluster id or name>'}"
+           f"{f' -p {project}' if project else ''} --since {lookback or '24h'}")
+    return ("That is a question about many workloads; I diagnose one at a time. This command diagnoses every failed "
+            f"workload of the cluster at once (categories, shared causes, top actions):\n  {cmd}\n"
+            "Then ask me about any one of them by its name and project, or its workload id.")
+
+
+def asked_back(d: dict) -> str:
+    """What the procedure asks back (no terminal match, a healthy Running workload), as a question: the question
+    first, then what was read (never the report's "Category: none (needs_input: ...)" header)."""
+    lines = [d.get("question") or "Which workload do you mean? Give its workload id, or its name and project."]
+    ev = d.get("evidence") or []
+    if ev:
+        lines += ["", "What I read:"] + [f"- {e['text']} (source: {e['source']})" for e in ev[:5]]
+    return "\n".join(lines)
+
+
+def diagnosed(d: dict) -> str:
+    """The report of a diagnosis; a workload that belongs to another cluster also says how to correct it."""
+    text = d.get("report") or _verdict(d)
+    if d.get("route") == "cluster_mismatch":
+        text = (text.rstrip("\n") + "\n\nIf it runs on another cluster, tell me which (e.g. \"wrong cluster: it's "
+                "<name>\"): I will diagnose the same workload there.\n")
+    return text
+
+
 def evidence(d: dict) -> str:
     lines = [f"- {e['text']} (source: {e['source']})" for e in d.get("evidence") or []]
     head = f"Evidence for {_subject(d)}:"

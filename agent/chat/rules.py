@@ -15,6 +15,11 @@ from workload_diagnose.agent.taxonomy.registry import CHAT_WORDS
 UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,251}[A-Za-z0-9])?(?![A-Za-z0-9])"
 Q = r"[\"'`]?"  # an optional quote around a value
+QO = r"(?:(?<![A-Za-z0-9])(?P<q>[\"'`]))?"  # an opening quote (never the apostrophe of "it's", "that's")
+START = r"(?<![A-Za-z0-9._'-])"  # a value starts a word: never the "s" of "it's" or the middle of a name
+# a sentence that says which cluster, not which workload: "wrong cluster: it's C2", "I meant cluster C2"
+WRONG_CLUSTER = (r"\b(?:wrong|other|different)\s+cluster\b\W*(?:(?:it'?s|it\s+(?:is|was|ran)|should\s+be|use|try|"
+                 r"i\s+meant|its)\s+)?(?:on\s+)?(?:(?:the\s+)?cluster\s+)?")
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,14 @@ CLUSTER_ID = (
     Rule("cluster_id_suffix", rf"(?P<v>{UUID})\s+cluster\b",
          ("on the 3f2c7a1e-8d4b-4c1e-9a57-2b6e0d9c4f11 cluster",),
          ("cluster 3f2c7a1e-8d4b-4c1e-9a57-2b6e0d9c4f11",)),
+    Rule("cluster_id_wrong", rf"{WRONG_CLUSTER}(?P<v>{UUID})",
+         ("sorry, wrong cluster: it's 9c9c9c9c-0000-4000-8000-000000000001",
+          "wrong cluster, use 9c9c9c9c-0000-4000-8000-000000000001"),
+         ("wrong workload: it's 9c9c9c9c-0000-4000-8000-000000000001",)),
+    # "running on <uuid>": where it ran (never a workload keyword before the UUID: that one is the workload's)
+    Rule("cluster_id_on", rf"\b(?:runs|ran|running|is|was|it'?s|lives|deployed)\s+on\s+(?:the\s+)?(?P<v>{UUID})",
+         ("it ran on 3f2c7a1e-8d4b-4c1e-9a57-2b6e0d9c4f11", "it's on 3f2c7a1e-8d4b-4c1e-9a57-2b6e0d9c4f11"),
+         ("workload 3f2c7a1e-8d4b-4c1e-9a57-2b6e0d9c4f11 failed",)),
 )
 
 WORKLOAD_ID = (
@@ -97,6 +110,21 @@ CLUSTER_NAME = (
          ("on cluster prod-east", "the cluster named dgx-a", "the cluster is gpu-east"), ("our prod cluster is down",)),
     Rule("cluster_name_suffix", rf"\b(?:on|in|from|at)\s+(?:the\s+)?{Q}(?P<v>{NAME}){Q}\s+cluster\b",
          ("on the prod-east cluster", "in the dgx-a cluster"), ("on our prod cluster",)),
+    Rule("cluster_name_wrong", rf"{WRONG_CLUSTER}{Q}(?P<v>{NAME})",
+         ("sorry, wrong cluster: it's gpu-west", "wrong cluster, I meant gpu-west", "other cluster: gpu-west"),
+         ("wrong cluster, sorry", "wrong workload: it's train-43"), strict=True),
+    # "... on gpu-3f2c7a1e": a name that looks like an identifier after "on" is where it ran (resolved by exact
+    # name like any cluster name: none or several is a question back, never a guess); never a node, a project,
+    # a step or a described cluster
+    Rule("cluster_name_on",
+         rf"\b(?:on|from)\s+(?!(?:the|a|an|my|our|your|their|this|that|cluster|node|nodes|project|namespace|pod|"
+         rf"step|epoch|line|port|gpu|gpus|startup|start)(?![\w.-])){Q}(?P<v>{NAME}){Q}"
+         rf"(?!\s*(?:cluster|node|project|namespace|pod|container|image|registry|volume)s?\b)(?![A-Za-z0-9._-])",
+         ("it's in ml-team on gpu-3f2c7a1e", "workload train-42 on gpu-east keeps dying",
+          "why did train-42 in ml-team fail on dgx-a100?"),
+         ("on cluster prod-east", "it fails on startup", "it ran on node dgx-01", "on the nlp cluster",
+          "it crashed on step 300", "on 3f2c7a1e-8d4b-4c1e-9a57-2b6e0d9c4f11", "on gpu-node-7 node"),
+         strict=True),
 )
 # "our prod cluster": a description, not a name; asked about, never guessed
 VAGUE_CLUSTER = Rule(
@@ -109,28 +137,33 @@ WORKLOAD_NAME = (
     Rule("workload_name_word",
          rf"\b(?:workload|job|training\s+job|training|run|experiment|pod)\s+(?:(?:is|was)\s+)?"
          rf"(?P<named>named\s+|called\s+)?"
-         rf"(?P<q>[\"'`])?(?P<v>{NAME})",
+         rf"{QO}(?P<v>{NAME})",
          ("why did workload train-42 fail", "my job named bert fails", "the run called 'llama-ft'",
           "the workload is train-42"),
          ("why did my project fail",), strict=True),
     Rule("workload_name_prefix",
-         rf"\b(?:my|the|our)\s+(?P<q>[\"'`])?(?P<v>{NAME}){Q}\s+(?:workloads?|jobs?|training\s+job|runs?|pods?|"
+         rf"\b(?:my|the|our)\s+{QO}(?P<v>{NAME}){Q}\s+(?:workloads?|jobs?|training\s+job|runs?|pods?|"
          r"experiments?)\b",
          ("my train-42 job crashed", "the bert-ft workload"), ("my workload",), strict=True),
     Rule("workload_name_verb",
-         rf"\b(?:did|does|is|was|has|why)\s+(?P<q>[\"'`])?(?P<v>{NAME}){Q}\s+(?:fail|crash|stop|die|get|keep|go|exit|end)",
+         rf"\b(?:did|does|is|was|has|why)\s+{QO}(?P<v>{NAME}){Q}\s+(?:fail|crash|stop|die|get|keep|go|exit|end)",
          ("why did train-42 fail", "why is bert-ft keep crashing"), ("why did it fail",), strict=True),
     Rule("workload_name_in",
-         rf"(?P<q>[\"'`])?(?P<v>{NAME}){Q}\s+(?:in|from|of|under)\s+(?:the\s+)?(?:project\s+)?{Q}{NAME}",
-         ("why did train-42 in ml-team fail", "bert-ft from project nlp"), ("stuck in ImagePullBackOff",),
+         rf"{QO}{START}(?P<v>{NAME}){Q}\s+(?:in|from|of|under)\s+(?:the\s+)?(?:project\s+)?{Q}{NAME}",
+         ("why did train-42 in ml-team fail", "bert-ft from project nlp"),
+         ("stuck in ImagePullBackOff", "it's in ml-team on gpu-3f2c7a1e", "that's in nlp", "he's in project nlp"),
          strict=True),
     Rule("workload_name_subject",
-         rf"^\W*(?P<q>[\"'`])?(?P<v>{NAME}){Q}\s+(?:failed|crashed|stopped|died|was|is|keeps|got|exited|has)\b",
+         rf"^\W*{QO}(?P<v>{NAME}){Q}\s+(?:failed|crashed|stopped|died|was|is|keeps|got|exited|has)\b",
          ("train-42 crashed.", "'bert-ft' keeps crashing"), ("it crashed",), strict=True),
     Rule("workload_name_object",
-         rf"\b(?:killed|stopped|crashed|happened\s+to|wrong\s+with|diagnose|about)\s+(?P<q>[\"'`])?(?P<v>{NAME})",
+         rf"\b(?:killed|stopped|crashed|happened\s+to|wrong\s+with|diagnose|about)\s+{QO}(?P<v>{NAME})",
          ("what killed train-42?", "what happened to bert-ft", "diagnose train-42 please"),
          ("what killed my workload",), strict=True),
+    Rule("workload_name_paren",
+         rf"{QO}{START}(?P<v>{NAME}){Q}\s*\(\s*(?:project|cluster|in|on|namespace)\b",
+         ("is train-42 (project ml-team, cluster gpu-east) still failing?", "bert-ft (in nlp) crashed"),
+         ("is my workload (project ml-team) ok?",), strict=True),
     Rule("workload_name_called", rf"\b(?:it'?s\s+|is\s+)?(?:called|named)\s+(?P<named>){Q}(?P<v>{NAME})",
          ("it's called train-42", "named bert"), ("it is called",)),
 )
@@ -166,9 +199,11 @@ ACTIVE = Rule(
     r"\brepeated(?:ly)?\s+(?:container\s+)?crash|imagepullbackoff|errimagepull|\bimage\s*pull|"
     r"\b(?:can'?t|cannot|won'?t|doesn'?t|does\s+not|will\s+not)\s+start|\bnot\s+starting|"
     r"\bfail(?:s|ing)?\s+to\s+start|\bstart-?up\s+fail|\bstuck\b|\binit(?:-|\s)?containers?\b|failedmount|"
-    r"\bmount(?:ing)?\s+(?:is\s+)?fail|\b(?:is|are)\s+(?:currently\s+)?(?:failing|crashing)|\bright\s+now\b",
+    r"\bmount(?:ing)?\s+(?:is\s+)?fail|\b(?:is|are)\s+(?:currently\s+)?(?:failing|crashing)|\bright\s+now\b|"
+    r"\bstill\s+(?:failing|crashing|restarting|dying|down)\b",
     ("why is my pod CrashLoopBackOff?", "why is my Pending workload stuck in ImagePullBackOff?",
-     "my job keeps crashing", "the init container fails", "it won't start"),
+     "my job keeps crashing", "the init container fails", "it won't start",
+     "is train-42 (project ml-team, cluster gpu-east) still failing?"),
     ("why did my workload fail?", "what killed my workload?", "my workload stopped — what happened?"))
 PAST = Rule(
     "past_run",
@@ -243,6 +278,20 @@ FOLLOWUP = (
 GREETING = Rule("greeting", r"^\s*(?:hi|hello|hey|help|good\s+(?:morning|afternoon|evening))\b",
                 ("hi", "help", "hello there"), ("why did my job fail",))
 
+# a question about many workloads at once ("why are my jobs on cluster X failing today?"): triage answers it
+FLEET = Rule(
+    "fleet_question",
+    r"\b(?:my|our|all|the|these|those|many|several|multiple|so\s+many)\s+(?:(?:of\s+)?(?:my|our|the)\s+)?"
+    r"(?:[a-z-]+\s+)?(?:jobs|workloads|runs|trainings|pods|experiments)\b|"
+    r"\b(?:which|what|how\s+many)\s+(?:[a-z-]+\s+)?(?:jobs|workloads|runs|trainings|experiments)\b|\beverything\b",
+    ("why are my jobs on cluster gpu-east failing today?", "which workloads failed in project nlp?",
+     "why did all our training jobs crash last night?", "how many jobs failed today?"),
+    ("why did my job fail?", "my train-42 job crashed", "why did workload train-42 fail?"))
+
+# a yes to the question the assistant asked (a confirmation)
+YES = Rule("yes", r"^\W*(?:yes|yeah|yep|yup|correct|right|exactly|sure|indeed|confirm(?:ed)?|that'?s\s+right)\b",
+           ("yes", "yes, that one", "correct", "that's right"), ("yesterday it failed", "no, project nlp"))
+
 # a user correcting a value they gave ("no, project nlp", "actually it's train-43", "I meant cluster dgx-b")
 CORRECTION = Rule("correction", r"^\s*(?:no\b|nope\b|actually\b|sorry\b|wrong\b|i\s+meant\b|not\s+that\b)",
                   ("no, project nlp", "actually it's in nlp", "I meant cluster dgx-b"), ("project nlp",))
@@ -292,4 +341,4 @@ def accepted(v: str, rule: Rule, m: re.Match) -> bool:
 
 def all_rules() -> list[Rule]:
     return [*CLUSTER_ID, *WORKLOAD_ID, *CLUSTER_NAME, VAGUE_CLUSTER, *WORKLOAD_NAME, *PROJECT, *LOOKBACK,
-            INTENT_KV, ACTIVE, PAST, FAILURE, *OUT_OF_SCOPE, ACTION, *FOLLOWUP, GREETING, CORRECTION]
+            INTENT_KV, ACTIVE, PAST, FAILURE, *OUT_OF_SCOPE, ACTION, *FOLLOWUP, GREETING, CORRECTION, FLEET, YES]

@@ -10,10 +10,47 @@ IDENTIFYING = ("cluster_id", "cluster_name", "workload_id", "workload_name", "pr
 MISSING_NAMES = ("cluster_id", "workload", "project")  # the only names ``missing`` may hold (the contract)
 
 
+def _held(s: dict[str, Any], cid: str | None, wid: str | None, name: str | None, project: str | None,
+          cname: str | None) -> dict[str, str]:
+    """The values of a message that would replace an identifier the user gave before: held for a confirmation."""
+    held: dict[str, str] = {}
+    had_workload = s.get("workload_id") or s.get("workload_name")
+    if (wid or name) and had_workload and (wid or name) != had_workload:
+        held.update({"workload_id": wid} if wid else {"workload_name": name})
+    if project and s.get("project") and project != s["project"]:
+        held["project"] = project
+    had_cluster = {v for v in (s.get("cluster_id"), s.get("cluster_name"), s.get("cluster_given")) if v}
+    if (cid or cname) and had_cluster and (cid or cname) not in had_cluster:
+        held.update({"cluster_id": cid} if cid else {"cluster_name": cname})
+    return held
+
+
+def confirmed(s: dict[str, Any], pending: dict[str, str]) -> None:
+    """Apply values the user confirmed (a workload id, a workload name, a project, a cluster id or name)."""
+    if pending.get("workload_id"):
+        s.update(workload_id=pending["workload_id"], workload_name=None, project=None)
+    elif pending.get("workload_name"):
+        s.update(workload_id=None, workload_name=pending["workload_name"])
+    if pending.get("project"):
+        s["project"] = pending["project"]
+        if s.get("workload_id") and not pending.get("workload_id"):
+            s["workload_id"] = None
+    if pending.get("cluster_id") or pending.get("cluster_name"):
+        s.update(cluster_id=pending.get("cluster_id"), cluster_name=pending.get("cluster_name"), cluster_given=None)
+
+
 def merge(slots: dict[str, Any], p: Parsed, asked: list[str], last: dict | None) -> tuple[dict[str, Any], bool]:
-    """(new slots, whether anything that selects the diagnosis changed). Bare values answer what was asked."""
+    """(new slots, whether anything that selects the diagnosis changed). Bare values answer what was asked.
+
+    An identifier the user gave is never silently replaced: a different one in an answer to a question (without
+    "no", "actually", "I meant" ...) is held in ``pending`` and confirmed first; a yes applies it, anything else
+    drops it. A new question (nothing was asked, or it names its workload and cluster itself) or an explicit
+    correction replaces values at once."""
     s = dict(slots)
     before = {k: s.get(k) for k in (*IDENTIFYING, "intent", "lookback")}
+    pending = s.pop("pending", None)
+    if pending and p.yes:
+        confirmed(s, pending)
     cid, wid = p.cluster_id, p.workload_id
     name, project, cname = p.workload_name, p.project, p.cluster_name
     bare = list(p.bare_uuids)
@@ -36,10 +73,21 @@ def merge(slots: dict[str, Any], p: Parsed, asked: list[str], last: dict | None)
             # one word while several things were asked: the cluster if one has exactly that name, else this
             s["fallback"] = next((a for a in asked[1:] if a in ("project", "workload")), None)
 
-    if cid:
-        s["cluster_id"], s["cluster_name"] = cid, None
-    elif cname:
-        s["cluster_name"], s["cluster_id"] = cname, None
+    whole = bool((wid or (name and project)) and (cid or cname))  # a question of its own, not an answer
+    held = _held(s, cid, wid, name, project, cname) if asked and not p.correction and not whole else {}
+    if held:
+        s["pending"] = held
+        cid = None if "cluster_id" in held else cid
+        cname = None if "cluster_name" in held else cname
+        wid = None if "workload_id" in held else wid
+        name = None if "workload_name" in held else name
+        project = None if "project" in held else project
+        if s.get("fallback") and not (cname or s.get("cluster_name")):
+            s["fallback"] = None
+    if cid and cid != s.get("cluster_id"):
+        s["cluster_id"], s["cluster_name"], s["cluster_given"] = cid, None, None
+    elif cname and cname not in (s.get("cluster_name"), s.get("cluster_given")):
+        s["cluster_name"], s["cluster_id"], s["cluster_given"] = cname, None, None
     if p.vague_cluster and not s.get("cluster_id") and not cname:
         s["vague_cluster"] = p.vague_cluster
     elif s.get("cluster_id") or s.get("cluster_name"):
@@ -61,7 +109,8 @@ def merge(slots: dict[str, Any], p: Parsed, asked: list[str], last: dict | None)
     after = {k: s.get(k) for k in before}
     if s["fallback"] and not p.bare_token:
         s["fallback"] = None
-    return s, after != before
+    # the turn after a confirmation question reads again what it held back (a "no" keeps what was there)
+    return s, after != before or bool(pending)
 
 
 def missing(s: dict[str, Any]) -> list[str]:

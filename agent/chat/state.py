@@ -24,7 +24,8 @@ class ChatOutput(TypedDict, total=False):
 
 
 class ChatState(ChatInput, ChatOutput, total=False):
-    slots: dict  # cluster_id, cluster_name, vague_cluster, workload_id, workload_name, project, intent, lookback
+    slots: dict  # cluster_id, cluster_name, cluster_given (the name a resolved id was given by), vague_cluster,
+    # workload_id, workload_name, project, intent, lookback, pending (values held for a confirmation)
     asked: list[str]  # what the last reply asked for (a bare answer fills the first)
     last: dict | None  # the last diagnosis: exactly the ``failed --json`` object
     diagnosed: list[str]  # workload ids diagnosed in this thread, in order
@@ -33,13 +34,14 @@ class ChatState(ChatInput, ChatOutput, total=False):
     changed: bool  # this turn changed what selects the diagnosis
     cluster_match: dict | None  # this turn's cluster-name lookup
     notes: list[str]  # said before the reply (ignored instructions, resolved cluster names)
-    route: str  # ask | diagnose | answer | previous | route_out | act
+    route: str  # ask | diagnose | answer | previous | fleet | route_out | act
 
 
 @dataclass
 class ChatContext:
     runai: Any  # a tools.runai.RunaiSource
-    runai_ready: bool = True  # False when no Run:ai URL was configured (a read is then a one-line error)
+    runai_ready: bool = True  # False when the source is not configured (a read is then a one-line error)
+    runai_missing: str | None = None  # what it lacks, in one line (no URL; no client id / secret)
     kube: Any = None
     kube_unavailable: str | None = "no kubeconfig was given"
     now: str | None = None

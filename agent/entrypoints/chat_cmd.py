@@ -9,7 +9,9 @@ from typing import Any, Optional
 
 import typer
 
-from workload_diagnose.agent.entrypoints.terminal import allow_kube_exec, allow_kube_exec_option
+from workload_diagnose.agent.entrypoints.output import dump, output_format, output_option
+from workload_diagnose.agent.entrypoints.terminal import (allow_kube_exec, allow_kube_exec_option, request_printer,
+                                                          verbose_option)
 
 THREAD = typer.Option(None, "--thread", help="Continue this conversation (default: a new thread).")
 RUNAI_URL = typer.Option(None, "--runai-url", help="Run:ai control plane URL (default: RUNAI_BASE_URL).")
@@ -22,7 +24,12 @@ LLM = typer.Option(None, "--llm", help="Model name at an OpenAI-compatible endpo
 LLM_URL = typer.Option(None, "--llm-url", help="OpenAI-compatible base URL (default: WD_LLM_BASE_URL).")
 STORE = typer.Option(None, "--store", help="Chat store: a SQLite path or postgresql://... (default: "
                                            "WD_CHAT_STORE, WD_CHAT_POSTGRES_DSN, else the XDG state directory).")
+VERBOSE = verbose_option()
 EXIT_INTERRUPTED = 130
+
+
+def resume_hint(thread_id: str) -> str:
+    return f"continue this conversation with: workload-diagnose chat --thread {thread_id}"
 
 
 def _setup(kubeconfig: str | None, no_kube: bool, llm: str | None, llm_url: str | None,
@@ -47,23 +54,29 @@ def ask(
     question: str = typer.Argument(..., help="The question, e.g. \"why did train-42 in ml-team fail?\""),
     thread: Optional[str] = THREAD, runai_url: Optional[str] = RUNAI_URL, kubeconfig: Optional[str] = KUBECONFIG,
     no_kube: bool = NO_KUBE, now: Optional[str] = NOW, llm: Optional[str] = LLM, llm_url: Optional[str] = LLM_URL,
-    store: Optional[str] = STORE, as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    allow_exec: bool = ALLOW_KUBE_EXEC,
+    store: Optional[str] = STORE,
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (as -o json)."),
+    output: Optional[str] = output_option(), allow_exec: bool = ALLOW_KUBE_EXEC, verbose: bool = VERBOSE,
 ) -> None:
     """Ask one question; continue the conversation with the same --thread (read-only)."""
     from workload_diagnose.agent.chat.api import chat
     from workload_diagnose.agent.entrypoints.errors import handled
     from workload_diagnose.agent.entrypoints.terminal import print_report
 
+    fmt = output_format(output, as_json)
     model = _setup(kubeconfig, no_kube, llm, llm_url, allow_exec)
     thread_id = thread or _new_thread()
+    shown = request_printer(lambda line: typer.echo(line, err=True)) if verbose else None
     try:
         r = handled(lambda: chat(thread_id, question, store=store, runai_url=runai_url, kubeconfig=kubeconfig,
-                                 use_kube=not no_kube, now=now, llm=model))
+                                 use_kube=not no_kube, now=now, llm=model, on_invocation=shown))
     except KeyboardInterrupt:
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    if as_json:
+    if fmt == "json":
         typer.echo(json.dumps(r.model_dump(mode="json"), indent=2))
+        return
+    if fmt == "yaml":
+        sys.stdout.write(dump(r.model_dump(mode="json"), fmt))
         return
     print_report(r.reply.rstrip("\n") + "\n")
     if not thread:
@@ -73,19 +86,22 @@ def ask(
 def chat(
     thread: Optional[str] = THREAD, runai_url: Optional[str] = RUNAI_URL, kubeconfig: Optional[str] = KUBECONFIG,
     no_kube: bool = NO_KUBE, now: Optional[str] = NOW, llm: Optional[str] = LLM, llm_url: Optional[str] = LLM_URL,
-    store: Optional[str] = STORE, allow_exec: bool = ALLOW_KUBE_EXEC,
+    store: Optional[str] = STORE, allow_exec: bool = ALLOW_KUBE_EXEC, verbose: bool = VERBOSE,
 ) -> None:
-    """An interactive conversation: ask why a workload failed, in your own words (Ctrl-D or 'exit' to leave)."""
+    """An interactive conversation: ask why a workload failed, in your own words.
+
+    Ctrl-C clears the line you are typing (and stops a diagnosis that is running, exit 130); Ctrl-D or 'exit'
+    leaves and prints how to continue the conversation."""
     try:
         allow_kube_exec(allow_exec)
-        _chat_loop(thread, runai_url, kubeconfig, no_kube, now, llm, llm_url, store)
-    except KeyboardInterrupt:
+        _chat_loop(thread, runai_url, kubeconfig, no_kube, now, llm, llm_url, store, verbose)
+    except KeyboardInterrupt:  # during a turn: its reads were stopped; nothing of the turn was stored
         sys.stderr.write("\n")
         raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def _chat_loop(thread: str | None, runai_url: str | None, kubeconfig: str | None, no_kube: bool, now: str | None,
-               llm: str | None, llm_url: str | None, store: str | None) -> None:
+               llm: str | None, llm_url: str | None, store: str | None, verbose: bool = False) -> None:
     import contextlib
 
     from rich.console import Console
@@ -104,22 +120,28 @@ def _chat_loop(thread: str | None, runai_url: str | None, kubeconfig: str | None
     with contextlib.ExitStack() as stack:
         cp = handled(lambda: stack.enter_context(open_checkpointer(store)))
         con.print(f"[bold]workload-diagnose chat[/bold] (read-only) · thread {escape(thread_id)}\n"
-                  "Ask why a Run:ai workload failed. Ctrl-D or 'exit' to leave.", highlight=False)
+                  "Ask why a Run:ai workload failed. Ctrl-C clears the line; Ctrl-D or 'exit' to leave.",
+                  highlight=False)
+        shown = request_printer(lambda text: con.print(text, highlight=False, markup=False)) if verbose else None
         while True:
             try:
                 line = input("you> ")
+            except KeyboardInterrupt:  # at the prompt: the line is dropped, the conversation goes on (REPL)
+                sys.stderr.write("^C\n")
+                continue
             except EOFError:
                 sys.stderr.write("\n")
-                return
+                line = "exit"
             if not line.strip():
                 continue
             if line.strip().lower() in ("exit", "quit", "bye"):
+                con.print(f"bye: {resume_hint(thread_id)}", highlight=False, markup=False)
                 return
             status = con.status("understanding…")
             status.start()
             try:
                 r = chat_turn(thread_id, line, checkpointer=cp, runai_url=runai_url, kubeconfig=kubeconfig,
-                              use_kube=not no_kube, now=now, llm=model,
+                              use_kube=not no_kube, now=now, llm=model, on_invocation=shown,
                               progress=lambda m: _step(con, status, m))
             except errors.HANDLED as e:
                 status.stop()

@@ -10,13 +10,16 @@ one that cannot be imported is skipped, and invoking a command then says which e
 """
 from __future__ import annotations
 
-import json
+import sys
 from typing import Any, Callable, Optional
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from workload_diagnose.agent.entrypoints.errors import EXIT_HELP, fail, handled, usage
+from workload_diagnose.agent.entrypoints.errors import EXIT_HELP, EXIT_NEEDS_INPUT, fail, handled, usage
+from workload_diagnose.agent.entrypoints.examples import ROOT as ROOT_EXAMPLES
+from workload_diagnose.agent.entrypoints.examples import epilog, section
+from workload_diagnose.agent.entrypoints.output import dump, missing_flags, output_format, output_option
 from workload_diagnose.agent.entrypoints.terminal import allow_kube_exec as allow_kube_exec_flag
 from workload_diagnose.agent.entrypoints.terminal import allow_kube_exec_option, verbose_option
 from workload_diagnose.tools.runai import registry as tier1_registry
@@ -101,13 +104,15 @@ class _Group(_FlagsAsFlags, TyperGroup):
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         PLUGINS.groups()
-        if PLUGINS.broken:  # typer's rich help prints no custom sections: the hint is the epilog
+        examples = ROOT_EXAMPLES if "simulate" in PLUGINS.names(ctx) else ROOT_EXAMPLES[1:]
+        self.epilog = section(examples)
+        if PLUGINS.broken:  # typer's rich help prints no custom sections: the hint is in the epilog
             hint = f"Not loaded: {'; '.join(PLUGINS.broken)}. Install it with: {EXTRA_HINT}"
             if getattr(self, "rich_markup_mode", None) == "rich":  # else '[evals]' would be read as a style
                 from rich.markup import escape
 
                 hint = escape(hint)
-            self.epilog = hint
+            self.epilog = f"{self.epilog}\n\n{hint}"
         super().format_help(ctx, formatter)
 
 
@@ -156,10 +161,13 @@ def runai_command(spec: Any) -> Callable[..., None]:
     help from the spec; it runs the procedure through ``agent.api`` and prints its report or ``--json`` object."""
 
     def command(
-        cluster_id: Optional[str] = typer.Option(None, "--cluster-id", help="Run:ai cluster UUID (required)."),
-        workload_id: Optional[str] = typer.Option(None, "--workload-id", help="Option A: the workload UUID."),
-        workload_name: Optional[str] = typer.Option(None, "--workload-name", help="Option B: exact workload name."),
-        project: Optional[str] = typer.Option(None, "--project", help="Option B: the project name."),
+        cluster_id: Optional[str] = typer.Option(None, "--cluster-id", "--cluster",
+                                                 help="The Run:ai cluster: its UUID or its exact name (required)."),
+        workload_id: Optional[str] = typer.Option(None, "--workload-id", help="The workload's UUID (or give its "
+                                                                              "name and project)."),
+        workload_name: Optional[str] = typer.Option(None, "--workload-name", help="The workload's exact name "
+                                                                                  "(with --project)."),
+        project: Optional[str] = typer.Option(None, "--project", "-p", help="The project of --workload-name."),
         intent: str = intent_option(),
         lookback: str = typer.Option("7d", "--lookback", help="History window: 90m, 36h, 7d, 2w."),
         now: Optional[str] = typer.Option(None, "--now", help="Pin the clock (ISO 8601) for replays."),
@@ -170,7 +178,8 @@ def runai_command(spec: Any) -> Callable[..., None]:
                                                                             "~/.kube/config)."),
         no_kube: bool = typer.Option(False, "--no-kube", help="Do not use Kubernetes (Tier 2) at all."),
         allow_kube_exec: bool = allow_kube_exec_option(),
-        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object (as -o json)."),
+        output: Optional[str] = output_option(),
         timeout: str = typer.Option("60", "--timeout", help="Stop every read after this many seconds; what was not "
                                                             "read is stated."),
         ca_file: Optional[str] = typer.Option(None, "--ca-file", help="PEM CA bundle for TLS (default: "
@@ -181,11 +190,16 @@ def runai_command(spec: Any) -> Callable[..., None]:
         verbose: bool = verbose_option(),
     ) -> None:
         check_intent(intent)
+        fmt = output_format(output, as_json)
         if kubeconfig and no_kube:
             usage("--kubeconfig and --no-kube cannot be used together")
+        needs = missing_flags(cluster_id, workload_id, workload_name, project)
+        if needs and fmt == "text":  # nothing to read: the flag that supplies it, in one line
+            fail(needs, EXIT_NEEDS_INPUT)
         allow_kube_exec_flag(allow_kube_exec)
         from workload_diagnose.agent.api import run_procedure
         from workload_diagnose.agent.entrypoints.errors import result_exit_code
+        from workload_diagnose.agent.model.request import is_uuid
         from workload_diagnose.agent.model.settings import Settings
         from workload_diagnose.agent.entrypoints.terminal import Progress, print_report, request_printer
         from workload_diagnose.agent.procedures.spec import load
@@ -193,10 +207,12 @@ def runai_command(spec: Any) -> Callable[..., None]:
 
         if insecure := plain_http_warning(runai_url or Settings.from_env().runai_base_url or ""):
             typer.echo(f"workload-diagnose: warning: {insecure}", err=True)
-        progress = Progress("resolving workload", quiet=as_json)
+        by_name = bool(cluster_id) and not is_uuid(cluster_id)  # a cluster NAME: resolved as the chat resolves one
+        progress = Progress("resolving workload", quiet=fmt != "text")
         try:
             result = handled(lambda: run_procedure(
-                spec.name, cluster_id=cluster_id, workload_id=workload_id, workload_name=workload_name,
+                spec.name, cluster_id=None if by_name else cluster_id, cluster_name=cluster_id if by_name else None,
+                workload_id=workload_id, workload_name=workload_name,
                 project=project, intent=intent, lookback=lookback, now=now, runai_url=runai_url,
                 kubeconfig=kubeconfig, use_kube=not no_kube, progress=progress.update, timeout=timeout,
                 ca_file=ca_file, tier1=tier1, on_invocation=request_printer(progress.echo) if verbose else None))
@@ -205,11 +221,13 @@ def runai_command(spec: Any) -> Callable[..., None]:
             _exit_now("interrupted: nothing was diagnosed", 130)
         finally:
             progress.stop()
-        if as_json:  # (``next`` names the command that answers a route: kit.routing's answered_by)
-            typer.echo(json.dumps(result.model_dump(mode="json"), indent=2, sort_keys=False))
+        if fmt != "text":  # (``next`` names the command that answers a route: kit.routing's answered_by)
+            sys.stdout.write(dump(result.model_dump(mode="json"), fmt))
         else:
             print_report(load(spec.report)(result) if spec.report else result.report)
         code = result_exit_code(result.route)
+        if needs and code:
+            typer.echo(f"workload-diagnose: error: {needs}", err=True)
         if code:
             raise typer.Exit(code)
 
@@ -244,25 +262,26 @@ def _procedure_commands() -> None:
         if spec.command is None:
             continue
         if spec.command.impl:
-            app.command(spec.command.name, cls=Command)(load(spec.command.impl))
+            app.command(spec.command.name, cls=Command, epilog=epilog(spec.command.name))(load(spec.command.impl))
         else:
-            app.command(spec.command.name, cls=Command, epilog=EXIT_HELP)(runai_command(spec))
+            app.command(spec.command.name, cls=Command, epilog=epilog(spec.command.name, EXIT_HELP))(
+                runai_command(spec))
 
 
 _procedure_commands()
 from workload_diagnose.agent.entrypoints.triage_cmd import triage  # noqa: E402  (fleet triage, issue 15)
 
-app.command("triage", cls=Command)(triage)
+app.command("triage", cls=Command, epilog=epilog("triage"))(triage)
 from workload_diagnose.agent.entrypoints.chat_cmd import ask, chat  # noqa: E402  (the chat assistant, issue 12)
 
-app.command("chat", cls=Command)(chat)
-app.command("ask", cls=Command)(ask)
+app.command("chat", cls=Command, epilog=epilog("chat"))(chat)
+app.command("ask", cls=Command, epilog=epilog("ask"))(ask)
 from workload_diagnose.agent.entrypoints.serve_cmd import serve  # noqa: E402  (the HTTP service, issue 13)
 
-app.command("serve", cls=Command)(serve)
+app.command("serve", cls=Command, epilog=epilog("serve"))(serve)
 from workload_diagnose.agent.entrypoints.mcp_cmd import mcp  # noqa: E402  (the MCP server, issue 13)
 
-app.command("mcp", cls=Command)(mcp)
+app.command("mcp", cls=Command, epilog=epilog("mcp"))(mcp)
 
 
 def main() -> None:  # console-script entry point (also `python -m workload_diagnose.agent.entrypoints.cli`: same name, same

@@ -1,5 +1,5 @@
-"""``workload-diagnose triage --cluster-id ID [--project P | --department D] [--since 24h] [--json | --html FILE]``:
-every failed workload of a cluster, project or department in one concurrent pass (issue 15).
+"""``workload-diagnose triage --cluster-id ID|NAME [-p P | --department D] [--since 24h] [-o json|yaml|text |
+--json | --html FILE]``: every failed workload of a cluster, project or department in one concurrent pass.
 
 ``--json`` prints one object: ``{cluster_id, window, counts, routed, workloads: [{workload, outcome, category,
 route, headline, recurrence}], clusters: [{kind, key, workloads, categories, evidence}], actions, limitations,
@@ -9,18 +9,30 @@ Exit status as ``failed``: 0 with a result, 2 bad input, 3 the API cannot be rea
 """
 from __future__ import annotations
 
-import json
+import os
 import sys
 from typing import Optional
 
 import typer
 
 from workload_diagnose.agent.entrypoints.errors import EXIT_USAGE, fail
+from workload_diagnose.agent.entrypoints.output import dump, output_format, output_option
+from workload_diagnose.agent.entrypoints.terminal import print_report, request_printer, verbose_option
+
+UI_URL_ENV = "WD_RUNAI_UI_URL"
+
+
+def _columns() -> int | None:
+    """The terminal's width when stdout is one (the table's headline column is cut to fit), else None."""
+    import shutil
+
+    return shutil.get_terminal_size((0, 0)).columns or None if sys.stdout.isatty() else None
 
 
 def triage(
-    cluster_id: Optional[str] = typer.Option(None, "--cluster-id", help="Run:ai cluster UUID (required)."),
-    project: Optional[str] = typer.Option(None, "--project", help="Only this project."),
+    cluster_id: Optional[str] = typer.Option(None, "--cluster-id", "--cluster",
+                                             help="The Run:ai cluster: its UUID or its exact name (required)."),
+    project: Optional[str] = typer.Option(None, "--project", "-p", help="Only this project."),
     department: Optional[str] = typer.Option(None, "--department", help="Only this department."),
     since: str = typer.Option("24h", "--since", help="Terminal failures whose phase changed in this window "
                                                      "(90m, 24h, 7d)."),
@@ -34,25 +46,38 @@ def triage(
     processes: Optional[int] = typer.Option(None, "--processes", show_default="auto: 2 on 2+ cores from 500 "
                                             "workloads, else 1", help="Processes that diagnose (1-64): this one and "
                                             "N-1 spawned workers, for more CPU cores on a large fleet."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (as -o json)."),
+    output: Optional[str] = output_option(),
     html: Optional[str] = typer.Option(None, "--html", help="Write a self-contained HTML page to FILE."),
+    ui_url: Optional[str] = typer.Option(None, "--ui-url", metavar="TEMPLATE",
+                                         help="Link each workload of the HTML page to the Run:ai UI: a URL with "
+                                              "{workload_id}, {cluster_id} and/or {project} (default: "
+                                              "WD_RUNAI_UI_URL)."),
+    verbose: bool = verbose_option(),
 ) -> None:
     """Triage every failed workload of a cluster (or a project / department) since a point in time."""
     from workload_diagnose.agent.entrypoints.errors import handled
+    from workload_diagnose.agent.model.request import is_uuid
 
-    if as_json and html:
-        fail("--json and --html cannot be used together", EXIT_USAGE)
+    fmt = output_format(output, as_json)
+    if fmt != "text" and html:
+        fail(f"{'--json' if as_json else '-o ' + fmt} and --html cannot be used together", EXIT_USAGE)
     if kubeconfig and no_kube:
         fail("--kubeconfig and --no-kube cannot be used together", EXIT_USAGE)
     from workload_diagnose.agent.triage import triage as run_triage
+    from workload_diagnose.agent.triage.html import ui_link_template
 
+    template = handled(lambda: ui_link_template(ui_url if ui_url is not None else os.environ.get(UI_URL_ENV)))
     _calm_gc()
-    bar = _Bar() if not as_json and sys.stderr.isatty() else None
+    bar = _Bar() if fmt == "text" and sys.stderr.isatty() else None
+    by_name = bool(cluster_id) and not is_uuid(cluster_id)
+    echo = bar.echo if bar else (lambda line: typer.echo(line, err=True))
     try:
         result = handled(lambda: run_triage(
-            cluster_id=cluster_id, project=project, department=department, since=since, lookback=lookback, now=now,
+            cluster_id=None if by_name else cluster_id, cluster_name=cluster_id if by_name else None,
+            project=project, department=department, since=since, lookback=lookback, now=now,
             runai_url=runai_url, kubeconfig=kubeconfig, use_kube=not no_kube, concurrency=concurrency,
-            processes=processes,
+            processes=processes, on_invocation=request_printer(echo) if verbose else None,
             on_total=bar.total if bar else None, on_done=bar.advance if bar else None))
     finally:
         if bar is not None:
@@ -63,16 +88,16 @@ def triage(
         from workload_diagnose.agent.triage.html import render_html
 
         try:
-            Path(html).write_text(render_html(result), encoding="utf-8")
+            Path(html).write_text(render_html(result, ui_url=template), encoding="utf-8")
         except OSError as e:
             fail(f"cannot write {html}: {e.strerror or e}", EXIT_USAGE)
         typer.echo(f"wrote {html}: {len(result.workloads)} workload(s)", err=True)
-    elif as_json:
-        typer.echo(json.dumps(result.model_dump(mode="json"), indent=2, sort_keys=False))
+    elif fmt != "text":
+        sys.stdout.write(dump(result.model_dump(mode="json"), fmt))
     else:
         from workload_diagnose.agent.triage.report import render
 
-        sys.stdout.write(render(result))
+        print_report(render(result, columns=_columns()))
 
 
 def _calm_gc() -> None:
@@ -102,6 +127,10 @@ class _Bar:
 
     def advance(self, _item) -> None:
         self._p.advance(self._task)
+
+    def echo(self, line: str) -> None:
+        """A ``-v`` request line above the bar (never torn by it)."""
+        self._p.console.print(line, highlight=False, markup=False, soft_wrap=True)
 
     def stop(self) -> None:
         self._p.stop()

@@ -15,7 +15,8 @@ _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 
 class DiagnosisRequest(BaseModel):
-    """Which workload to diagnose (Option A: ``workload_id``; Option B: ``workload_name`` + ``project``)."""
+    """Which workload to diagnose: by its id (``workload_id``), or by its name and project (``workload_name`` +
+    ``project``; the skill's Option A and Option B)."""
 
     cluster_id: str | None = None
     workload_id: str | None = None
@@ -53,7 +54,7 @@ class DiagnosisRequest(BaseModel):
 
 
 def names_workload(workload_id: str | None, workload_name: str | None, project: str | None) -> bool:
-    """Option A (a workload id) or a whole Option B (a workload name and its project)."""
+    """A workload id, or a workload name with its project."""
     return bool(workload_id or (workload_name and project))
 
 
@@ -61,6 +62,11 @@ def is_complete(cluster_id: str | None, workload_id: str | None, workload_name: 
                 project: str | None) -> bool:
     """Enough to read anything: the cluster and a workload (else a procedure asks, and reads nothing)."""
     return bool(cluster_id and names_workload(workload_id, workload_name, project))
+
+
+def is_uuid(value: str | None) -> bool:
+    """Whether ``value`` is a UUID (a cluster id); anything else a user gives for a cluster is its name."""
+    return bool(value and _UUID.match(value))
 
 
 def _id(value: str | None, what: str) -> str | None:
@@ -86,8 +92,7 @@ def build_request(*, cluster_id: str | None = None, workload_id: str | None = No
     except ValueError as e:
         raise InvalidInput(str(e)) from None
     if workload_id and (workload_name or project):
-        raise InvalidInput("give either a workload id (Option A) or a workload name with its project (Option B), "
-                           "not both")
+        raise InvalidInput("give either a workload id or a workload name with its project, not both")
     if workload_name:
         check_name(workload_name, "workload name")
     if project:

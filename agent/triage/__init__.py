@@ -26,7 +26,8 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
            use_kube: bool = True, kube_reader: Any = None, transport: httpx.BaseTransport | None = None,
            concurrency: int = 16, processes: int | None = 1, retry_sleep: Callable[[float], None] | None = None,
            on_total: Callable[[int], None] | None = None, on_done: Callable[[Any], None] | None = None,
-           stats: dict | None = None, tier1: str = "rest") -> TriageResult:
+           stats: dict | None = None, tier1: str = "rest", cluster_name: str | None = None,
+           on_invocation: Callable[[Any, float], None] | None = None) -> TriageResult:
     """Raises InvalidInput, ApiUnavailable or ApiAuthError (as ``failed`` does); anything else is in the result.
 
     ``on_total(n)`` once the workloads are listed and ``on_done(item)`` after each diagnosis drive a progress bar;
@@ -36,7 +37,9 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
     one and a spawned worker) on a machine with 2+ cores for a fleet of ``AUTO_PROCESSES_FROM`` workloads or more,
     where the CPU of the diagnoses, not the API, is the limit; one otherwise (a worker costs ~120 MB and a second to
     start). ``tier1``: the Run:ai source, one that reads the ``fleet`` capability (an InvalidInput line
-    otherwise)."""
+    otherwise). ``cluster_name`` (instead of ``cluster_id``): the cluster by its exact name, resolved first as
+    ``failed`` resolves one (``agent.api.cluster_id_for``). ``on_invocation(invocation, ms)``: after each Run:ai
+    read of this process (``-v``; a spawned worker's reads are not reported)."""
     from workload_diagnose.agent.model.settings import Settings, make_kube
     from workload_diagnose.agent.sources import check_tier1, open_runai, source_settings
     from workload_diagnose.agent.triage.listing import build_triage_request, list_candidates
@@ -47,7 +50,7 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
     from workload_diagnose.tools.runai.source import FLEET
 
     req = build_triage_request(cluster_id=cluster_id, project=project, department=department, since=since,
-                               lookback=lookback, now=now)
+                               lookback=lookback, now=now, cluster_name=cluster_name)
     if concurrency < 1 or concurrency > 256:
         raise InvalidInput(f"concurrency must be between 1 and 256, not {concurrency}")
     if processes is not None and (processes < 1 or processes > 64):
@@ -56,11 +59,17 @@ def triage(*, cluster_id: str | None, project: str | None = None, department: st
     settings = Settings.from_env()
     url, cid, secret = settings.runai(runai_url, client_id, client_secret)
     wanted = source_settings(settings, url=url, client_id=cid, client_secret=secret, transport=transport,
-                             sleep=retry_sleep, concurrent_reads=False, paced=True)
+                             sleep=retry_sleep, concurrent_reads=False, paced=True, on_invocation=on_invocation)
     client = open_runai(tier1, wanted)
     kube = None
     try:
         handoff = client.handoff()  # the credential exchanged once, for every read of the triage
+        if req.cluster_name:
+            from dataclasses import replace
+
+            from workload_diagnose.agent.api import cluster_id_for
+
+            req = replace(req, cluster_id=cluster_id_for(client, req.cluster_name))
         listing = list_candidates(client, req)
         if kube_reader is not None:
             kube, why = kube_reader, None

@@ -21,13 +21,14 @@ from workload_diagnose.tools.runai import InvalidInput, Workload, check_name
 
 @dataclass(frozen=True)
 class TriageRequest:
-    cluster_id: str
+    cluster_id: str  # a cluster NAME until ``triage`` resolves it (``cluster_name`` then says which it was)
     project: str | None
     department: str | None
     since_text: str
     since: timedelta
     lookback: str
     now: datetime
+    cluster_name: str | None = None
 
     @property
     def window_start(self) -> datetime:
@@ -35,11 +36,17 @@ class TriageRequest:
 
 
 def build_triage_request(*, cluster_id: str | None, project: str | None = None, department: str | None = None,
-                         since: str = "24h", lookback: str = "7d", now: str | None = None) -> TriageRequest:
+                         since: str = "24h", lookback: str = "7d", now: str | None = None,
+                         cluster_name: str | None = None) -> TriageRequest:
     """Every bad input is one ``InvalidInput`` line, before any read (the cluster id, project, lookback and clock
-    through ``build_request``, the choke point every diagnosis's input passes)."""
-    if not cluster_id:
-        raise InvalidInput("--cluster-id is required")
+    through ``build_request``, the choke point every diagnosis's input passes). ``cluster_name`` instead of
+    ``cluster_id``: checked here, resolved to the id by ``triage`` once the source is open."""
+    if cluster_id:
+        cluster_name = None
+    elif cluster_name:
+        check_name(cluster_name, "cluster name")
+    else:
+        raise InvalidInput("--cluster-id is required: the Run:ai cluster's UUID or its exact name")
     if project and department:
         raise InvalidInput("give --project or --department, not both")
     base = build_request(cluster_id=cluster_id, project=project, lookback=lookback, now=now)
@@ -50,8 +57,9 @@ def build_triage_request(*, cluster_id: str | None, project: str | None = None, 
     except (ValueError, TypeError):
         raise InvalidInput(f"--since {since!r} is not a duration: use a number and m/h/d/w, e.g. 24h, 7d or "
                            "90m") from None
-    return TriageRequest(cluster_id=base.cluster_id, project=project or None, department=department or None,
-                         since_text=since.strip(), since=window, lookback=base.lookback, now=base.now)
+    return TriageRequest(cluster_id=base.cluster_id or cluster_name or "", project=project or None,
+                         department=department or None, since_text=since.strip(), since=window, lookback=base.lookback,
+                         now=base.now, cluster_name=cluster_name)
 
 
 @dataclass

@@ -6,10 +6,13 @@ evidence line as the report prints it.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
+from difflib import SequenceMatcher
 
 from pydantic import BaseModel, Field
 
+from workload_diagnose.agent.model.lines import decisive
 from workload_diagnose.agent.model.result import DiagnosisResult, RecurrenceOut, ToolCall, WorkloadRef
 
 
@@ -54,8 +57,90 @@ def tally(verdicts: list[WorkloadVerdict]) -> tuple[dict[str, int], dict[str, in
     return dict(order(cats)), dict(order(routes))
 
 
-def render(t: TriageResult) -> str:
+_HEADLINE_PREFIX = re.compile(r"^Category: [^—]*— ")
+_SOURCE_SUFFIX = re.compile(r"(?: at \d{4}-\d\d-\d\dT[\d:.]+Z)? \(source: [^()]*\)$")
+_REASON_MESSAGE = re.compile(r"\breason: (?P<reason>[^;]+); message: \"(?P<message>.*)\"$")
+_PHASE_MESSAGE = re.compile(r"\bphaseMessage: \"(?P<message>.*)\"$")
+REASON_SEP = " · "
+HEADLINE_LIMIT = 110  # characters of a headline when the output is not a terminal (the evidence is in --json)
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+SHOWN_VARIANTS = 3  # the text report lists this many actions of a group (the HTML page lists them all)
+SIMILAR = 0.8  # actions of one category whose texts (numbers aside) are this alike are one group
+
+
+def verdict_text(v: WorkloadVerdict) -> str:
+    """The CATEGORY column: the category, or what the procedure answered instead (a route)."""
+    return v.category if v.outcome == "diagnosed" and v.category else f"{v.outcome}: {v.route}"
+
+
+def evidence_words(headline_text: str) -> str:
+    """The decisive words of a headline (``headline``): the cited evidence without the category (a column of its
+    own), its source and time; an event's or phase's quoted message after its reason. '' when none was cited."""
+    _, sep, rest = headline_text.partition(" — ")
+    if not sep:
+        return ""
+    rest = _SOURCE_SUFFIX.sub("", rest)
+    m = _REASON_MESSAGE.search(rest)
+    if m:
+        return f"{m.group('reason')}{REASON_SEP}{m.group('message')}"
+    m = _PHASE_MESSAGE.search(rest)
+    return m.group("message") if m else rest
+
+
+def by_category(t: TriageResult) -> list[WorkloadVerdict]:
+    """The workloads grouped by verdict: categories most frequent first (as counted), then the routes, then name."""
+    order = {c: i for i, c in enumerate([*t.counts, *(f"{k}" for k in t.routed)])}
+    return sorted(t.workloads, key=lambda v: (order.get(v.category if v.outcome == "diagnosed" else v.route or "",
+                                                        len(order)), verdict_text(v), v.workload.name or "",
+                                              v.workload.id or ""))
+
+
+def group_actions(actions: list[dict]) -> list[dict]:
+    """Near-identical actions (one category, texts alike but for their numbers or names) as one group:
+    ``{action, fixes, category, workloads, variants}`` with ``variants`` the actions it groups, most fixes first."""
+    groups: list[dict] = []
+    for a in actions:
+        key = _NUMBER.sub("#", a["action"])
+        for g in groups:
+            if g["category"] == a["category"] and SequenceMatcher(None, g["key"], key).ratio() >= SIMILAR:
+                g["variants"].append(a)
+                g["fixes"] += a["fixes"]
+                g["workloads"] = sorted({*g["workloads"], *a.get("workloads", [])})
+                break
+        else:
+            groups.append({"key": key, "action": a["action"], "fixes": a["fixes"], "category": a["category"],
+                           "workloads": list(a.get("workloads", [])), "variants": [a]})
+    out = [{k: v for k, v in g.items() if k != "key"} for g in groups]
+    return sorted(out, key=lambda g: (-g["fixes"], g["category"], g["action"]))
+
+
+def _table(rows: list[list[str]], columns: int | None) -> list[str]:
+    """Rows as aligned columns; the last one cut (``lines.decisive``) to the terminal's width, else to
+    ``HEADLINE_LIMIT``."""
+    head = ["NAME", "PROJECT", "CATEGORY", "HEADLINE"]
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(3)]
+    room = (columns - sum(widths) - 6) if columns else HEADLINE_LIMIT
+    room = max(30, min(room, 400))
+    out = []
+    for r in [head, *rows]:
+        cells = [r[i].ljust(widths[i]) for i in range(3)] + [r[3] if r is head else _cut(r[3], room)]
+        out.append("  ".join(cells).rstrip())
+    return out
+
+
+def _cut(words: str, room: int) -> str:
+    """A headline cut to ``room``: an event's reason stays whole, its message is cut (``lines.decisive``)."""
+    reason, sep, message = words.partition(REASON_SEP)
+    if sep and len(reason) + len(sep) + 20 <= room:
+        return reason + sep + decisive(message, room - len(reason) - len(sep))
+    return decisive(words, room)
+
+
+def render(t: TriageResult, columns: int | None = None) -> str:
+    """The text report: counts, patterns, grouped actions, then one table row per workload, by category.
+    ``columns``: the terminal's width (long evidence is cut to fit; the full text is in ``--json``)."""
     w = t.window
+    width = min(columns or HEADLINE_LIMIT + 40, 400)
     lines = [f"Triage of cluster {t.cluster_id}: {len(t.workloads)} failed workload(s) from {w['since']} to "
              f"{w['until']} ({w['duration']})"]
     if t.counts:
@@ -66,15 +151,22 @@ def render(t: TriageResult) -> str:
         lines += ["", "Patterns:"]
         for c in t.clusters:
             lines.append(f"- {c['evidence'][0]['text']}")
-            lines += [f"    {e['text']} (source: {e['source']})" for e in c["evidence"][1:]]
+            lines += [f"    {decisive(e['text'], width - 30)} (source: {e['source']})" for e in c["evidence"][1:]]
     if t.actions:
         lines += ["", "Top actions (by workloads fixed):"]
-        lines += [f"- [{a['fixes']}] {a['action']}" for a in t.actions[:10]]
+        for g in group_actions(t.actions)[:10]:
+            lines.append(f"- [{g['fixes']}] {g['action']}")
+            if len(g["variants"]) > 1:
+                shown = g["variants"][:SHOWN_VARIANTS]
+                lines += [f"    [{a['fixes']}] {decisive(a['action'], width - 12)}" for a in shown]
+                if len(g["variants"]) > len(shown):
+                    lines.append(f"    … and {len(g['variants']) - len(shown)} more like these")
     if t.workloads:
-        lines += ["", "Workloads:"]
-        for v in t.workloads:
-            verdict = v.category if v.outcome == "diagnosed" else f"{v.outcome}: {v.route}"
-            lines.append(f"- {v.workload.name} ({v.workload.project}, {v.workload.id}): {verdict}")
+        rows = [[v.workload.name or v.workload.id or "?", v.workload.project or "-", verdict_text(v),
+                 evidence_words(v.headline) or "-"] for v in by_category(t)]
+        lines += ["", "Workloads:"] + _table(rows, columns)
+        lines += ["", f"One workload in full: workload-diagnose failed --cluster-id {t.cluster_id} -p PROJECT "
+                      "--workload-name NAME"]
     if t.limitations:
         lines += ["", "Limitations:"] + [f"- {x}" for x in t.limitations]
     return "\n".join(lines) + "\n"

@@ -1,5 +1,6 @@
 """``workload-diagnose chat`` through a real pseudo-terminal (pexpect): a question without a cluster → a question
-back → the answer → the rendered report; Ctrl-C exits with status 130 and Ctrl-D with 0, never a traceback."""
+back → the answer → the rendered report; Ctrl-C at the prompt clears the line and the conversation goes on, Ctrl-C
+while evidence is gathered exits 130, Ctrl-D leaves with 0 and says how to resume the thread; never a traceback."""
 from __future__ import annotations
 
 import pytest
@@ -18,17 +19,20 @@ def sim():
         yield s
 
 
-def _spawn(sim, tmp_path):
+def _spawn(sim, tmp_path, *more: str):
     env = env_for(sim, tmp_path, TERM="xterm", COLUMNS="120")
     env.pop("NO_COLOR")
-    child = pexpect.spawn(EXE, ["chat", "--runai-url", sim.url, "--no-kube", "--now", NOW], env=env,
+    child = pexpect.spawn(EXE, ["chat", "--runai-url", sim.url, "--no-kube", "--now", NOW, *more], env=env,
                           encoding="utf-8", timeout=60, dimensions=(40, 120))
     child.expect_exact("you> ")
     return child
 
 
 def test_question_back_answer_report_then_ctrl_c(sim, tmp_path):
+    import io
+
     child = _spawn(sim, tmp_path)
+    seen = child.logfile_read = io.StringIO()
     child.sendline(f"why did my workload {NEW} fail?")
     child.expect_exact("Which cluster is it on?")
     child.expect_exact("you> ")
@@ -40,20 +44,42 @@ def test_question_back_answer_report_then_ctrl_c(sim, tmp_path):
     child.sendline("is it recurring?")
     child.expect("within the lookback")
     child.expect_exact("you> ")
+    child.send("restart everything pl")  # typed, then dropped with Ctrl-C: never sent, the chat goes on
     child.sendintr()
+    child.expect_exact("you> ")
+    child.sendline("show the evidence")
+    child.expect_exact("Evidence for")  # (the name is styled on a terminal)
+    child.expect_exact("you> ")
+    assert "I am read-only" not in seen.getvalue()  # the dropped line was never answered
+    child.sendeof()
+    child.expect_exact("continue this conversation with: workload-diagnose chat --thread ")
     child.expect(pexpect.EOF)
     child.close()
-    assert child.exitstatus == 130
+    assert child.exitstatus == 0
     assert "Traceback" not in (child.before or "")
     assert (tmp_path / "workload-diagnose" / "chat.sqlite").exists()  # the XDG state directory
 
 
-def test_ctrl_d_exits_cleanly(sim, tmp_path):
+def test_ctrl_d_exits_cleanly_and_the_thread_resumes(sim, tmp_path):
     child = _spawn(sim, tmp_path)
+    child.sendline(f"why did workload {NEW} fail on cluster {CL}?")
+    child.expect_exact("Category: OOM_KILLED")
+    child.expect_exact("you> ")
     child.sendeof()
+    child.expect(r"continue this conversation with: workload-diagnose chat --thread (\S+)")
+    thread = child.match.group(1)
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 and "Traceback" not in (child.before or "")
+    resumed = _spawn(sim, tmp_path, "--thread", thread)  # the same conversation: a follow-up needs no ids
+    resumed.sendline("is it recurring?")
+    resumed.expect("within the lookback")
+    resumed.expect_exact("you> ")
+    resumed.sendline("exit")
+    resumed.expect_exact(f"--thread {thread}")
+    resumed.expect(pexpect.EOF)
+    resumed.close()
+    assert resumed.exitstatus == 0
 
 
 def test_ctrl_c_while_evidence_is_gathered(tmp_path):

@@ -114,3 +114,34 @@ def test_progress_bar_in_a_pty(fleet):
     text = out.decode(errors="replace")
     assert "diagnosing" in text and "━" in text  # rich's bar, drawn on the terminal
     assert "Triage of cluster" in text and "Patterns:" in text and "Traceback" not in text
+
+
+def test_cluster_name_table_verbose_and_yaml(fleet):
+    """A cluster NAME is resolved as ``failed`` resolves it; the text is a table by category; -v prints each read
+    of this process; -o yaml is the --json object."""
+    import re
+
+    import yaml
+
+    world, _, env = fleet
+    by_id = _invoke(env, _args(world) + ["--json"])
+    named = ["--cluster", "gpu-7c1d2e3f", *_args(world)[2:]]
+    as_yaml = _invoke(env, named + ["-o", "yaml", "-v", "--processes", "1"])
+    assert as_yaml.exit_code == 0, as_yaml.stderr
+    a, b = yaml.safe_load(as_yaml.stdout), json.loads(by_id.stdout)
+    assert {k: v for k, v in a.items() if k != "tool_calls"} == {k: v for k, v in b.items() if k != "tool_calls"}
+    reads = as_yaml.stderr.splitlines()
+    assert reads[0].startswith("workload-diagnose: GET /api/v1/clusters -> 200 in ")
+    assert all(re.match(r"^workload-diagnose: (GET|POST) /api/v\d/\S+ -> \d{3} in \d+ ms", x) for x in reads)
+    assert sum("/api/v1/workloads/" in x for x in reads) > len(b["workloads"])
+    text = _invoke(env, named)
+    assert text.exit_code == 0
+    table = text.stdout.split("Workloads:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert re.match(r"^NAME +PROJECT +CATEGORY +HEADLINE$", table[0])
+    order = [re.split(r" {2,}", row)[2] for row in table[1:]]
+    assert len(order) == len(b["workloads"]) and order == sorted(order, key=list(dict.fromkeys(order)).index)
+    assert list(dict.fromkeys(order))[:len(b["counts"])] == list(b["counts"])  # most frequent category first
+    assert all(len(row) <= 250 for row in table)  # long evidence cut to its decisive part
+    unknown = _invoke(env, ["--cluster-id", "gpu-nope", *_args(world)[2:]])
+    assert unknown.exit_code == 2 and "no cluster is named exactly 'gpu-nope' (clusters you can see: " \
+                                      "gpu-7c1d2e3f)" in unknown.stderr

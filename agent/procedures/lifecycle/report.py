@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from workload_diagnose.agent.model import lifecycle as lc
 from workload_diagnose.agent.model.findings import ordered
+from workload_diagnose.agent.model.lines import decisive
 from workload_diagnose.agent.model.lifecycle import LifecycleResult, Phase, RunRef
 from workload_diagnose.agent.model.result import EvidenceLine, ToolCall
 from workload_diagnose.agent.procedures.kit.layers.text import layer_of, phase_lines
 from workload_diagnose.agent.procedures.lifecycle.state import State
 
+EVIDENCE_CHARS = 240  # a longer evidence line keeps its decisive words (the whole text is in --json's phases)
 NOTE_ADMISSION = ("Kueue admission means quota was reserved, not that pods are running: the phases after it say "
                   "whether they are.")
 NOTE_RUNNING = ("A Running pod means its containers started, not that training is making progress: read the logs "
@@ -54,7 +56,7 @@ def render(result: LifecycleResult) -> str:
         lines += ["", f"Next action ({result.layer.owner}): {result.layer.next_action or 'none stated'}"]
         if p.evidence:
             lines.append("Evidence:")
-            lines += [f"  - {e.text}  [{e.source}]" for e in p.evidence[:6]]
+            lines += [f"  - {decisive(e.text, EVIDENCE_CHARS)}  [{e.source}]" for e in p.evidence[:6]]
     if result.notes:
         lines += ["", "Notes:"] + [f"  - {n}" for n in result.notes]
     if result.run_profile is not None:

@@ -18,8 +18,9 @@ SPEC = ProcedureSpec(
     route=Route(path="/v1/diagnoses", summary="Diagnose one failed Run:ai workload", operation="diagnose",
                 tag="diagnoses", ok="The `failed --json` object"),
     tool=Tool(name="diagnose_failed_workload", title="Diagnose a failed Run:ai workload", use="Run:ai workloads",
-              description="Why did this Run:ai workload fail? Give cluster_id and either workload_id (Option A) or "
-                          "workload_name with project (Option B). intent: terminal (a past failure) or active (a "
+              description="Why did this Run:ai workload fail? Give cluster_id and either the workload's id "
+                          "(workload_id) or its name and project (workload_name with project). intent: terminal (a "
+                          "past failure) or active (a "
                           "current crash loop); lookback: 90m, 36h, 7d, 2w; now: ISO 8601 to pin the clock. Returns "
                           "the category, cited evidence, recurrence and recommendations; reads only."),
     eval_cases=True,

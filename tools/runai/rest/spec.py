@@ -7,7 +7,15 @@ from workload_diagnose.tools.runai.source import CLUSTERS, FLEET, PROJECTS
 
 
 def _missing(s: SourceSettings) -> str | None:
-    return None if s.url else "no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL"
+    if not s.url:
+        return "no Run:ai URL: pass --runai-url or set RUNAI_BASE_URL"
+    if s.bearer_token is not None:  # a caller's own token (the service): no client credentials are exchanged
+        return None
+    unset = [name for name, v in (("RUNAI_CLIENT_ID", s.client_id), ("RUNAI_CLIENT_SECRET", s.client_secret)) if not v]
+    if unset:
+        return (f"{' / '.join(unset)} {'is' if len(unset) == 1 else 'are'} not set: export the client id and "
+                "secret of the Run:ai application this tool reads with")
+    return None
 
 
 def _build(s: SourceSettings):
