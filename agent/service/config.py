@@ -197,6 +197,11 @@ def _slack(env: Mapping[str, str], auth: str, tokens: tuple[ApiToken, ...]) -> d
     scope = (env.get("WD_SLACK_SCOPE") or "").strip() or None
     cluster = (env.get("WD_SLACK_CLUSTER_ID") or "").strip() or None
     if secret is not None:
+        import importlib.util
+
+        if importlib.util.find_spec("slack_sdk") is None:
+            raise ConfigError("WD_SLACK_SIGNING_SECRET is set and the Slack adapter needs the slack extra: "
+                              "pip install 'workload-diagnose[slack]'")
         if auth == "passthrough":
             raise ConfigError("WD_SLACK_SIGNING_SECRET: a Slack request carries no Run:ai token, so WD_AUTH="
                               "passthrough cannot serve it: use WD_AUTH=tokens with WD_SLACK_SCOPE")

@@ -195,7 +195,7 @@ def _listeners(port: int) -> dict[int, str] | None:
     return found
 
 
-def _shared(port: int, socks: list[socket.socket]) -> bool:
+def shared_with_another(port: int, socks: list[socket.socket]) -> bool:
     """Whether a socket that is not one of ``socks`` listens on their address and port."""
     listening = _listeners(port)
     if listening is None:
@@ -218,7 +218,7 @@ def group_sockets(n: int, host: str, port: int, backlog: int) -> list[socket.soc
             sock = bound_socket(host, port)
             sock.listen(backlog)
             socks.append(sock)
-        if _shared(port, socks):
+        if shared_with_another(port, socks):
             raise OSError(f"cannot listen on {host}:{port}: another process listens on that port too (SO_REUSEPORT)")
     except OSError as e:
         for sock in socks:

@@ -126,6 +126,10 @@ class Receipt(BaseModel):
     alerts: list[Accepted]
 
 
+class _NoKube(Exception):
+    """This service has no Kubernetes reader (its own words say why)."""
+
+
 class _Skip(Exception):
     """The alert names no workload this can diagnose (the reason names labels, never their values)."""
 
@@ -284,6 +288,8 @@ async def _diagnose(svc: Any, principal: Principal, owner: str, rec: AlertDiagno
 
 
 def _detail(e: Exception) -> str:
+    if isinstance(e, _NoKube):
+        return str(e)
     message = getattr(e, "message", None)  # a KubeError's own words
     return message if isinstance(message, str) and message else status_and_detail(e)[1]
 
@@ -295,7 +301,7 @@ def _walk(svc: Any, target: Target) -> Any:
     from workload_diagnose.tools.kube.lifecycle import LifecycleReader
 
     if svc.upstream.kube is None:
-        raise RuntimeError(svc.upstream.kube_unavailable or "Tier 2 (Kubernetes) is not available to this service")
+        raise _NoKube(svc.upstream.kube_unavailable or "Tier 2 (Kubernetes) is not available to this service")
     reader = LifecycleReader(svc.upstream.kube)  # its own call list; the shared reader stays open
     return refresh(LifecycleRequest(name=target.name, namespace=target.namespace, kind="job"), reader)
 
