@@ -71,11 +71,11 @@ def parse(text: str, default_cluster: str | None) -> Any:
         if not eq or key.lower() not in KEYS or not value:
             raise InvalidInput(f"not understood: words are key=value ({', '.join(KEYS)}). {USAGE}")
         fields[KEYS[key.lower()]] = value
+    if not names_workload(fields.get("workload_id"), fields.get("workload_name"), fields.get("project")):
+        raise InvalidInput(f"which workload? {USAGE}")
     fields.setdefault("cluster_id", default_cluster or "")
     if not fields["cluster_id"]:
         raise InvalidInput(f"which cluster? add cluster=CLUSTER_ID. {USAGE}")
-    if not names_workload(fields.get("workload_id"), fields.get("workload_name"), fields.get("project")):
-        raise InvalidInput(f"which workload? {USAGE}")
     for key, field in KEYS.items():  # which word is wrong, by the CLI's rule for that one field
         if field in fields:
             try:
@@ -106,9 +106,7 @@ def blocks(result: DiagnosisResult) -> list[dict]:
                                          PlainTextObject, SectionBlock)
 
     w = result.workload
-    who = (w.name or w.id) if w is not None else None
-    verdict = result.category or (f"routed: {result.route}" if result.route else result.outcome.replace("_", " "))
-    out: list[Any] = [HeaderBlock(text=PlainTextObject(text=_cut(f"{who}: {verdict}" if who else verdict, 150)))]
+    out: list[Any] = [HeaderBlock(text=PlainTextObject(text=fallback(result)))]
     facts = [("Outcome", result.outcome), ("Category", result.category), ("Route", result.route),
              ("Project", w.project if w else None), ("Phase", w.phase if w else None),
              ("Cluster", w.cluster_id if w else None)]
@@ -117,7 +115,9 @@ def blocks(result: DiagnosisResult) -> list[dict]:
     out.append(SectionBlock(fields=[MarkdownTextObject(text=f"*{k}*\n{_escape(_cut(v, 200))}")
                                     for k, v in facts if v][:10]))
     if result.evidence:
-        lines = [f"• {_cut(e.text, 300)} ({e.source})" for e in result.evidence[:6]]
+        lines = [f"• {_cut(e.text, 300)} ({e.source})" for e in result.evidence[:8]]
+        if len(result.evidence) > 8:
+            lines.append(f"… and {len(result.evidence) - 8} more in the report")
         out += [DividerBlock(), SectionBlock(text=PlainTextObject(text="Evidence\n" + "\n".join(lines), emoji=False))]
     if result.question:
         out.append(SectionBlock(text=PlainTextObject(text=_cut(result.question, 2900), emoji=False)))
@@ -132,8 +132,11 @@ def blocks(result: DiagnosisResult) -> list[dict]:
 
 
 def fallback(result: DiagnosisResult) -> str:
-    """The notification text beside the blocks (the report's first line)."""
-    return _cut((result.report or result.outcome).splitlines()[0], 300)
+    """The workload and its verdict in one line: the header, and the notification text beside the blocks."""
+    w = result.workload
+    who = (w.name or w.id) if w is not None else None
+    verdict = result.category or (f"routed: {result.route}" if result.route else result.outcome.replace("_", " "))
+    return _cut(f"{who}: {verdict}" if who else verdict, 150)
 
 
 def _ready(config: ServiceConfig) -> None:
