@@ -79,7 +79,12 @@ def serve(
 
         from uvicorn.config import STARTUP_FAILURE
 
+        import signal
+
         server = uvicorn.Server(server_config(create_app(config), limits, **common))
+        # uvicorn shuts down gracefully on SIGTERM, then raises the signal again to the handler it found: this one
+        # makes that a clean exit 0, as the supervisor of --workers N exits (Kubernetes stops pods with SIGTERM)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         try:
             server.run(sockets=sockets)
         except KeyboardInterrupt:  # re-raised by uvicorn once it has shut down (as uvicorn.run)
