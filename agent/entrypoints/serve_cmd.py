@@ -66,7 +66,7 @@ def serve(
     limits = limits_for(config)  # header and keep-alive timeouts, connections per worker (open files raised)
     per_worker = workers > 1 and procs.available()
     try:  # the port first: nothing is said to be listening before it is the service's
-        sockets = (procs.group_sockets(workers, host, port, limits.backlog) if per_worker
+        sockets = (procs.group_sockets(workers, host, port) if per_worker
                    else [procs.listening_socket(host, port, limits.backlog)])
     except OSError as e:
         fail(str(e), 1)

@@ -6,15 +6,16 @@ land on one worker while the others idle, and the service runs at one core's spe
 kernel spreads new connections over the workers.
 
 The port is the service's alone. Before anything listens, it is bound once without ``SO_REUSEPORT``: a port
-another process holds (any process, listening or not, with ``SO_REUSEPORT`` or not) fails there. The supervisor
-then binds the workers' sockets itself, right after that check, and reads the kernel's socket table
-(``/proc/net/tcp``, ``tcp6``): a socket listening on the port that is not one of its own means another process of
-the same user joined the port's group in between (the kernel lets same-user sockets share it), and the service
-stops. Either way: one line, exit 1, before the "listening on" line. Each worker serves the socket the supervisor
-made for it; a worker that dies is started again on the same socket (connections that arrive meanwhile wait in
-its queue); one that cannot start (bad settings) stops the service with a one-line error. The workers'
-Prometheus figures are kept in one directory (``PROMETHEUS_MULTIPROC_DIR``: the one given, else a temporary one)
-so that every worker's ``/metrics`` answers for the whole service.
+another process holds (any process, listening or not, with ``SO_REUSEPORT`` or not) fails there, in one line, exit
+1, before the "listening on" line. The supervisor then binds each worker's socket itself (bound, not yet
+listening: a worker listens once its app has loaded, so no connection waits on a worker still starting) and keeps
+reading the kernel's socket table (``/proc/net/tcp``, ``tcp6``): a socket listening on the service's address and
+port that is not one of its own means another process of the same user joined the port's group (the kernel lets
+same-user sockets share it, and would hand it a share of the connections), and the service stops with a one-line
+error, exit 1. A worker that dies is started again on a fresh socket (its old one closed: connections go to the
+live workers meanwhile); one that cannot start (bad settings) stops the service with a one-line error. The
+workers' Prometheus figures are kept in one directory (``PROMETHEUS_MULTIPROC_DIR``: the one given, else a
+temporary one) so that every worker's ``/metrics`` answers for the whole service.
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ from workload_diagnose.agent.service.metrics import SHARED_DIR_ENV
 APP = "workload_diagnose.agent.service.app:from_env"
 RESTART_BACKOFF_S = 1.0
 STOP_GRACE_S = 15.0
+SHARE_CHECK_S = 2.0  # how often the supervisor looks for a foreign listener on the port
 
 
 def available() -> bool:
@@ -61,6 +63,9 @@ def bound_socket(host: str, port: int, *, reuseport: bool = True) -> socket.sock
     return sock
 
 
+SHARED = "cannot listen on {host}:{port}: another process listens on that port too (SO_REUSEPORT)"
+
+
 def cannot_listen(host: str, port: int, e: OSError) -> str:
     return f"cannot listen on {host}:{port}: {e.strerror or e}"
 
@@ -77,7 +82,8 @@ def listening_socket(host: str, port: int, backlog: int) -> socket.socket:
 
 
 def _worker(sock: socket.socket, host: str, port: int, options: dict[str, Any], limits: ConnectionLimits) -> None:
-    """One worker process: one uvicorn server on the socket the supervisor made for it."""
+    """One worker process: one uvicorn server on the socket the supervisor bound for it (asyncio listens on it
+    when the server starts, after the app has loaded)."""
     import uvicorn
 
     config = server_config(APP, limits, factory=True, host=host, port=port, **options)
@@ -97,7 +103,13 @@ class Supervisor:
         self._procs: list[Any] = []
         self._stopping = False
 
-    def _start(self, i: int) -> Any:
+    def _start(self, i: int, fresh: bool = False) -> Any:
+        if fresh:  # the dead worker's socket still queues connections: a new one, listening only when ready
+            self.sockets[i].close()
+            try:
+                self.sockets[i] = bound_socket(self.host, self.port)
+            except OSError as e:
+                raise OSError(cannot_listen(self.host, self.port, e)) from None
         p = self._ctx.Process(target=_worker, args=(self.sockets[i], self.host, self.port, self.options, self.limits),
                               name="wd-serve-worker")
         p.start()
@@ -114,8 +126,15 @@ class Supervisor:
         status = 0
         try:
             self._procs = [self._start(i) for i in range(len(self.sockets))]
+            checked = time.monotonic()
             while not self._stopping:
                 time.sleep(0.2)
+                if time.monotonic() - checked >= SHARE_CHECK_S:
+                    checked = time.monotonic()
+                    if shared_with_another(self.port, self.sockets):
+                        sys.stderr.write(f"workload-diagnose: error: {SHARED.format(host=self.host, port=self.port)}\n")
+                        status, self._stopping = 1, True
+                        break
                 for i, p in enumerate(self._procs):
                     if p.is_alive() or self._stopping:
                         continue
@@ -127,7 +146,7 @@ class Supervisor:
                     _forget_worker(p.pid)
                     if time.monotonic() - p.started_at < RESTART_BACKOFF_S:
                         time.sleep(RESTART_BACKOFF_S)
-                    self._procs[i] = self._start(i)
+                    self._procs[i] = self._start(i, fresh=True)
         finally:
             self._terminate()
             for sock in self.sockets:
@@ -195,19 +214,28 @@ def _listeners(port: int) -> dict[int, str] | None:
     return found
 
 
+def _proc_address(sock: socket.socket) -> str:
+    """A socket's local address as the kernel's table writes it (each 32-bit word in host order, then the port):
+    127.0.0.1:8080 is ``0100007F:1F90`` on a little-endian machine."""
+    host, port = sock.getsockname()[:2]
+    packed = socket.inet_pton(sock.family, host)
+    words = [int.from_bytes(packed[i:i + 4], sys.byteorder) for i in range(0, len(packed), 4)]
+    return "".join(f"{w:08X}" for w in words) + f":{port:04X}"
+
+
 def shared_with_another(port: int, socks: list[socket.socket]) -> bool:
     """Whether a socket that is not one of ``socks`` listens on their address and port."""
     listening = _listeners(port)
     if listening is None:
         return False
     ours = {os.fstat(s.fileno()).st_ino for s in socks}
-    addresses = {listening[i] for i in ours if i in listening}
+    addresses = {_proc_address(s) for s in socks}
     return any(addr in addresses for i, addr in listening.items() if i not in ours)
 
 
-def group_sockets(n: int, host: str, port: int, backlog: int) -> list[socket.socket]:
-    """``n`` listening sockets in the port's ``SO_REUSEPORT`` group, the port checked to be this service's alone
-    (module docstring). Raises OSError with the one-line reason."""
+def group_sockets(n: int, host: str, port: int) -> list[socket.socket]:
+    """``n`` sockets bound in the port's ``SO_REUSEPORT`` group (each worker listens on its own), the port checked
+    to be this service's alone (module docstring). Raises OSError with the one-line reason."""
     try:
         bound_socket(host, port, reuseport=False).close()
     except OSError as e:
@@ -215,11 +243,9 @@ def group_sockets(n: int, host: str, port: int, backlog: int) -> list[socket.soc
     socks: list[socket.socket] = []
     try:
         for _ in range(n):
-            sock = bound_socket(host, port)
-            sock.listen(backlog)
-            socks.append(sock)
+            socks.append(bound_socket(host, port))
         if shared_with_another(port, socks):
-            raise OSError(f"cannot listen on {host}:{port}: another process listens on that port too (SO_REUSEPORT)")
+            raise OSError(SHARED.format(host=host, port=port))
     except OSError as e:
         for sock in socks:
             sock.close()
@@ -234,5 +260,5 @@ def serve_workers(workers: int, host: str, port: int, options: dict[str, Any],
     """Run ``workers`` worker processes on the port (on ``sockets`` when the caller has made them with
     :func:`group_sockets`); the exit status."""
     limits = limits or ConnectionLimits()
-    socks = sockets if sockets is not None else group_sockets(workers, host, port, limits.backlog)
+    socks = sockets if sockets is not None else group_sockets(workers, host, port)
     return Supervisor(socks, host, port, options, limits).run()
