@@ -40,10 +40,6 @@ class Jobs:
             return False
         return True
 
-    async def idle(self) -> None:
-        """Wait until every queued job has finished (tests)."""
-        await self._queue.join()
-
     async def _work(self) -> None:
         while True:
             job = await self._queue.get()

@@ -218,13 +218,13 @@ def test_the_scope_of_the_slack_token_applies_and_a_foreign_response_url_is_not_
     assert reads(sim) == [] and slack.calls == []
 
 
-def test_slack_off_is_503_and_passthrough_cannot_serve_it(sim):
+def test_slack_off_is_404_and_passthrough_cannot_serve_it(sim):
     from workload_diagnose.agent.service.config import ConfigError, ServiceConfig
 
     with live_service(config_for(sim)) as url:
         r = httpx.post(f"{url}/v1/slack/commands", content=b"text=x",
                        headers={"Content-Type": "application/x-www-form-urlencoded"})
-        assert r.status_code == 503 and "WD_SLACK_SIGNING_SECRET" in r.json()["detail"]
+        assert r.status_code == 404 and "WD_SLACK_SIGNING_SECRET" in r.json()["detail"]
     with pytest.raises(ConfigError, match="passthrough cannot serve it"):
         ServiceConfig.from_env({"WD_AUTH": "passthrough", "WD_SLACK_SIGNING_SECRET": "s"})
     with pytest.raises(ConfigError, match="WD_SLACK_SCOPE must name"):

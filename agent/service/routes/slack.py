@@ -1,6 +1,6 @@
 """The Slack adapter: ``POST /v1/slack/commands`` (a slash command, e.g. ``/diagnose``) and ``POST
 /v1/slack/events`` (the Events API: ``url_verification`` and ``app_mention``). Needs the ``slack`` extra (the
-official ``slack_sdk``) and ``WD_SLACK_SIGNING_SECRET``; otherwise both answer 503.
+official ``slack_sdk``) and ``WD_SLACK_SIGNING_SECRET``; otherwise both answer 404 (with the setting to make).
 
 Every request is verified before its body is read for anything else: ``X-Slack-Signature`` must be the v0
 HMAC-SHA256 of ``v0:{X-Slack-Request-Timestamp}:{body}`` with the app's signing secret, and the timestamp within
@@ -59,7 +59,7 @@ _EVENT_ID = re.compile(r"^[A-Za-z0-9]{1,64}$")
 _CHANNEL = re.compile(r"^[A-Z0-9]{1,32}$")
 _TS = re.compile(r"^[0-9]{1,12}\.[0-9]{1,8}$")
 RESPONSES = {401: {"model": ErrorBody, "description": "The Slack signature is missing, wrong or too old"},
-             503: {"model": ErrorBody, "description": "Slack is not configured on this service"}}
+             404: {"model": ErrorBody, "description": "Slack is not configured on this service"}}
 
 
 def parse(text: str, default_cluster: str | None) -> Any:
@@ -141,7 +141,7 @@ def fallback(result: DiagnosisResult) -> str:
 
 def _ready(config: ServiceConfig) -> None:
     if not config.slack_signing_secret:
-        raise HTTPException(503, "Slack is not configured on this service (WD_SLACK_SIGNING_SECRET)")
+        raise HTTPException(404, "Slack is not configured on this service (WD_SLACK_SIGNING_SECRET)")
 
 
 def _verified(config: ServiceConfig, request: Request, body: bytes) -> None:
