@@ -32,7 +32,9 @@ def serve(
                                            help="A host name the service answers to besides loopback (Host and "
                                                 "a browser's Origin); repeatable; adds to WD_ALLOWED_HOSTS."),
 ) -> None:
-    """Serve the diagnosis over HTTP: POST /v1/diagnoses, /openapi.json, /healthz, /readyz, /metrics.
+    """Serve the diagnosis over HTTP: POST /v1/diagnoses, the Alertmanager webhook (/v1/alertmanager), the Slack
+    adapter (/v1/slack/*), /docs (offline), /healthz, /readyz, /metrics. One access-log line per request on
+    stderr. All of it: docs/service.md.
 
     Tier 2 reads the kubeconfig in KUBECONFIG (else the pod's service account); a credential plugin of its user
     (exec, auth-provider) is refused unless WD_KUBE_ALLOW_EXEC=1."""

@@ -269,3 +269,64 @@ def test_a_job_alert_without_tier2_fails_in_one_line_and_the_post_is_bounded(sim
             assert 'workload_diagnose_alerts_total{status="queued"} 1.0' in text
     finally:
         slow.close()
+
+
+def test_two_replicas_share_the_records_through_postgresql(sim, scenarios, postgres_dsn):
+    """Alertmanager's retry may reach another replica: it is a duplicate there, and either replica answers the
+    GET, because records live in PostgreSQL with the chat store."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.service.live import free_port
+
+    args = scenarios["core/oom-metrics"].args
+    doc = json.dumps({"tokens": [{"name": t.name, "sha256": t.sha256, "clusters": ["*"], "projects": ["*"]}
+                                 for t in TOKENS if t.name == "am"]})
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("WD_", "RUNAI_"))},
+           "RUNAI_BASE_URL": sim.url, "RUNAI_CLIENT_ID": sim.client_id, "RUNAI_CLIENT_SECRET": sim.client_secret,
+           "WD_KUBE": "off", "WD_CHAT_POSTGRES_DSN": postgres_dsn, "WD_API_TOKENS": doc}
+    ports = free_port(), free_port()
+    procs = [subprocess.Popen([sys.executable, "-m", "workload_diagnose.agent.entrypoints.cli", "serve", "--port",
+                               str(p)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+             for p in ports]
+    try:
+        urls = [f"http://127.0.0.1:{p}" for p in ports]
+        for u, p in zip(urls, procs):
+            deadline = time.monotonic() + 60
+            while True:
+                assert p.poll() is None, p.stderr.read()
+                try:
+                    if httpx.get(f"{u}/healthz", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        body = payload(alert({"workload_id": args.workload_id, "cluster_id": args.cluster_id}, fingerprint="2b01"))
+        first = httpx.post(f"{urls[0]}/v1/alertmanager", json=body, headers=H, timeout=30).json()["alerts"][0]
+        again = httpx.post(f"{urls[1]}/v1/alertmanager", json=body, headers=H, timeout=30).json()["alerts"][0]
+        assert first["state"] == "queued" and again == {**first, "state": "duplicate"}
+        done = wait_done(urls[0], first["id"], H)
+        assert done["state"] == "done" and wait_done(urls[1], first["id"], H) == done
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def test_an_unusable_store_is_a_503_that_names_no_server_path(sim, tmp_path, monkeypatch):
+    (tmp_path / "not-a-dir").write_text("x")
+    monkeypatch.setenv("WD_CHAT_STORE", str(tmp_path / "not-a-dir" / "chat.sqlite"))
+    monkeypatch.delenv("WD_CHAT_POSTGRES_DSN", raising=False)
+    with live_service(config_for(sim)) as url:
+        body = payload(alert({"workload_id": "9b2d4c6e-0000-4000-8000-000000000002",
+                              "cluster_id": "3f2c7a1e-8d4b-4c1e-9a57-2b6e0d9c4f11"}))
+        r = httpx.post(f"{url}/v1/alertmanager", json=body, timeout=30)
+    assert r.status_code == 503
+    assert r.json() == {"detail": "the integrations' store is unavailable (the reason is in the service's log)"}
+    assert str(tmp_path) not in r.text and "not-a-dir" not in r.text
