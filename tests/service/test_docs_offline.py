@@ -216,7 +216,7 @@ def test_the_pages_allow_nothing_but_this_service(docs_service):
         r = httpx.get(f"{docs_service}{path}")
         csp = r.headers["content-security-policy"]
         assert r.status_code == 200 and csp.startswith("default-src 'self'; script-src 'self' 'sha256-" if path != "/redoc"
-                                                       else "default-src 'self'; script-src 'self' ;")
+                                                       else "default-src 'self'; script-src 'self'; ")
         assert "http" not in csp and "cdn" not in r.text.lower()
     for name in ("swagger-ui-bundle.js", "swagger-ui.css", "redoc.standalone.js", "favicon.png"):
         assert httpx.get(f"{docs_service}/docs/assets/{name}").status_code == 200

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from importlib import resources
+from pathlib import Path
 from typing import Any, Callable
 
 from fastapi import APIRouter, HTTPException, Request
@@ -25,16 +25,18 @@ OAUTH2_REDIRECT = "/docs/oauth2-redirect"
 _INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)
 
 
-def _asset_dir() -> Any:
-    return resources.files("fastapi_offline") / "static"
+def _asset_dir() -> Path:
+    import fastapi_offline
+
+    return Path(fastapi_offline.__file__).parent / "static"
 
 
 def csp(html: str) -> str:
     """This service only: scripts from it (and the page's own inline script, by its hash), styles from it (inline
     ones too: Swagger UI and ReDoc set element styles), images and fonts from it or inline, fetches to it."""
-    hashes = " ".join("'sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() + "'"
-                      for s in _INLINE_SCRIPT.findall(html))
-    return ("default-src 'self'; script-src 'self' " + hashes + "; style-src 'self' 'unsafe-inline'; "
+    scripts = " ".join(["'self'"] + ["'sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() + "'"
+                                     for s in _INLINE_SCRIPT.findall(html)])
+    return (f"default-src 'self'; script-src {scripts}; style-src 'self' 'unsafe-inline'; "
             "img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; "
             "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 
@@ -73,8 +75,7 @@ def build(caller: Callable[..., Any]) -> APIRouter:
     async def asset(name: str) -> FileResponse:
         if name not in ASSETS:  # a fixed list: no path reaches any other file
             raise HTTPException(404, "Not Found")
-        with resources.as_file(_asset_dir() / name) as path:
-            return FileResponse(path, media_type=ASSETS[name], headers={"Cache-Control": "public, max-age=86400",
-                                                                        "X-Content-Type-Options": "nosniff"})
+        return FileResponse(_asset_dir() / name, media_type=ASSETS[name],
+                            headers={"Cache-Control": "public, max-age=86400", "X-Content-Type-Options": "nosniff"})
 
     return router
