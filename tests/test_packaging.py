@@ -5,6 +5,8 @@ isolation (no network: the test extra brings setuptools and wheel) and inspects 
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -110,3 +112,141 @@ def test_every_product_module_is_in_the_wheel(wheel):
                      (REPO / top).rglob("*.py") if "__pycache__" not in p.parts
                      and f"workload_diagnose/{p.relative_to(REPO)}" not in names)
     assert not missing, missing
+
+
+def _fresh_venv(wheel: Path, where: Path, extras: str = "") -> Path:
+    """A new virtualenv (no system site-packages) with the wheel installed by pip, without ./dev. Its
+    dependencies come from this environment's site-packages, put on the new one's path (one path line in a
+    .pth: this environment's own .pth files, the editable install of the checkout among them, are not run), so
+    no index is needed; ``pip check`` then proves every requirement the wheel declares is met there."""
+    import sysconfig
+    import venv
+
+    venv.EnvBuilder(with_pip=True, clear=True).create(where)
+    py = where / "bin" / "python"
+    site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    (site / "zz_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    target = f"{wheel}[{extras}]" if extras else str(wheel)
+    p = subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "--no-index", "--disable-pip-version-check", "-q",
+                        target], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return py
+
+
+def _clean_env(**extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")
+           and not k.startswith(("WD_", "RUNAI_", "KUBECONFIG"))}
+    return {**env, **extra}
+
+
+@pytest.mark.slow
+def test_pip_install_of_the_wheel_into_a_fresh_venv_runs_the_commands(wheel, tmp_path):
+    """``pip install workload_diagnose-*.whl`` (what ``pip install workload-diagnose`` and ``pipx install`` do)
+    gives a working ``workload-diagnose`` without ./dev or the checkout."""
+    py = _fresh_venv(wheel, tmp_path / "venv", extras="slack")
+    exe = tmp_path / "venv" / "bin" / "workload-diagnose"
+    env = _clean_env()
+    where = subprocess.run([str(py), "-c", "import workload_diagnose, slack_sdk; print(workload_diagnose.__file__)"],
+                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
+    assert where.stdout.startswith(str(tmp_path / "venv")), where.stdout + where.stderr
+    check = subprocess.run([str(py), "-m", "pip", "check", "--disable-pip-version-check"], capture_output=True,
+                           text=True, cwd=tmp_path, env=env, timeout=120)
+    assert check.returncode == 0, check.stdout[-2000:]
+    for args, words in ((["--help"], ["failed", "serve", "mcp", "triage", "lifecycle"]),
+                        (["serve", "--help"], ["--port", "--workers", "--allowed-host"])):
+        p = subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+        assert p.returncode == 0 and all(w in p.stdout for w in words), (args, p.stdout[-1500:], p.stderr[-1500:])
+        assert "Traceback" not in p.stderr
+
+
+def _unavailable(what: str) -> None:
+    if os.environ.get("WD_REQUIRE_K8S", "").strip().lower() not in ("", "0", "false", "no"):
+        pytest.fail(f"{what} (WD_REQUIRE_K8S is set, so this is a failure)", pytrace=False)
+    pytest.skip(what)
+
+
+@pytest.mark.slow
+def test_the_installed_service_runs_on_a_read_only_root_filesystem_as_the_deployment_runs_it(wheel):
+    """What the Dockerfile installs, run as deploy/kubernetes runs it: the Deployment's own arguments, the root
+    filesystem read-only (a private mount namespace where ``/`` is remounted read-only), an empty writable volume
+    on /tmp that is HOME and TMPDIR, no byte code written. The service starts, answers, keeps an alert's record
+    in HOME, stops on SIGTERM, and nothing in the installation changed. (The image's non-root UID is not run
+    here: this interpreter lives under a directory only root may enter; tests/deploy checks the USER line.)"""
+    import shutil
+    import signal
+    import tempfile
+    import time
+
+    import httpx
+    import yaml
+
+    from tests.service.live import free_port, tokens
+    from workload_diagnose.evals.scenarios import load_scenario
+    from workload_diagnose.evals.simulator import running_simulator
+
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        _unavailable("needs root and unshare(1) to remount / read-only in a private mount namespace")
+    probe = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", "mount -o remount,bind,ro /"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        _unavailable(f"cannot remount / read-only in a mount namespace here: {probe.stderr.strip()[:200]}")
+    dep = yaml.safe_load((REPO / "deploy/kubernetes/base/deployment.yaml").read_text())
+    container = dep["spec"]["template"]["spec"]["containers"][0]
+    env_of = {e["name"]: e.get("value") for e in container["env"]}
+    assert env_of["HOME"] == env_of["TMPDIR"] == "/tmp"
+    port = free_port()
+    args = [str(port) if a == "8080" else a for a in container["args"]]
+    base = Path(tempfile.mkdtemp(prefix="wd-image-", dir="/var/tmp"))  # outside /tmp, which the volume hides
+    sc = load_scenario("core/oom-metrics")
+    texts, _ = tokens(bot=(["*"], ["*"]))
+    doc = {"tokens": [{"name": "bot", "sha256": hashlib.sha256(texts["bot"].encode()).hexdigest(),
+                       "clusters": ["*"], "projects": ["*"]}]}
+    try:
+        _fresh_venv(wheel, base / "venv")
+        before = sorted((str(p), p.stat().st_mtime_ns) for p in base.rglob("*"))
+        exe = base / "venv" / "bin" / "workload-diagnose"
+        script = ("mount -o remount,bind,ro / && mount -t tmpfs -o size=256m,mode=1777 tmpfs /tmp && cd /tmp && "
+                  f"exec {exe} " + " ".join(args))
+        with running_simulator(json.loads(sc.world.read_text())) as sim:
+            env = _clean_env(HOME="/tmp", TMPDIR="/tmp", PYTHONDONTWRITEBYTECODE="1", WD_KUBE="off",
+                             RUNAI_BASE_URL=sim.url, RUNAI_CLIENT_ID=sim.client_id,
+                             RUNAI_CLIENT_SECRET=sim.client_secret, WD_API_TOKENS=json.dumps(doc))
+            p = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c", script], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            try:
+                url, h = f"http://127.0.0.1:{port}", {"Authorization": f"Bearer {texts['bot']}"}
+                deadline = time.monotonic() + 60
+                while True:
+                    assert p.poll() is None, p.stderr.read()[-3000:]
+                    try:
+                        if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                            break
+                    except httpx.HTTPError:
+                        pass
+                    assert time.monotonic() < deadline, "the service did not start"
+                    time.sleep(0.2)
+                assert httpx.get(f"{url}/readyz").json()["runai"] == "reachable"
+                assert httpx.get(f"{url}/docs/assets/swagger-ui.css").status_code == 200
+                alert = {"status": "firing", "labels": {"alertname": "RunaiWorkloadFailed",
+                                                        "workload_id": sc.args.workload_id,
+                                                        "cluster_id": sc.args.cluster_id},
+                         "annotations": {}, "startsAt": "2026-12-01T10:00:00Z", "endsAt": "0001-01-01T00:00:00Z",
+                         "generatorURL": "", "fingerprint": "5e1f"}
+                body = {"version": "4", "groupKey": "{}", "truncatedAlerts": 0, "status": "firing", "receiver": "r",
+                        "groupLabels": {}, "commonLabels": {}, "commonAnnotations": {}, "externalURL": "",
+                        "alerts": [alert]}
+                rid = httpx.post(f"{url}/v1/alertmanager", json=body, headers=h, timeout=30).json()["alerts"][0]["id"]
+                while (rec := httpx.get(f"{url}/v1/alertmanager/diagnoses/{rid}", headers=h).json())["state"] in (
+                        "queued", "running"):
+                    assert time.monotonic() < deadline + 60
+                    time.sleep(0.2)
+                assert rec["state"] == "done", rec  # kept in HOME on the volume
+            finally:
+                p.send_signal(signal.SIGTERM)
+                _, err = p.communicate(timeout=60)
+        assert p.returncode == 0, err[-3000:]
+        assert "Traceback" not in err and "Read-only file system" not in err, err[-3000:]
+        assert sorted((str(q), q.stat().st_mtime_ns) for q in base.rglob("*")) == before  # the install is untouched
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

@@ -2,7 +2,8 @@
 
 Settings come from the environment (``agent.service.config``). Without auth (``WD_AUTH`` / API tokens) the
 server binds to loopback only, says so at start, and refuses a non-loopback ``--host``. Exit status: 2 for bad
-settings, before anything listens.
+settings, 1 when the port cannot be had (taken, by any process: ``agent.service.workers``), both one line before
+anything listens; the "listening on" line comes once the port is the service's.
 """
 from __future__ import annotations
 
@@ -31,7 +32,9 @@ def serve(
                                            help="A host name the service answers to besides loopback (Host and "
                                                 "a browser's Origin); repeatable; adds to WD_ALLOWED_HOSTS."),
 ) -> None:
-    """Serve the diagnosis over HTTP: POST /v1/diagnoses, /openapi.json, /healthz, /readyz, /metrics.
+    """Serve the diagnosis over HTTP: POST /v1/diagnoses, the Alertmanager webhook (/v1/alertmanager), the Slack
+    adapter (/v1/slack/*), /docs (offline), /healthz, /readyz, /metrics. One access-log line per request on
+    stderr. All of it: docs/service.md.
 
     Tier 2 reads the kubeconfig in KUBECONFIG (else the pod's service account); a credential plugin of its user
     (exec, auth-provider) is refused unless WD_KUBE_ALLOW_EXEC=1."""
@@ -52,23 +55,25 @@ def serve(
     if hosts:  # the workers read their settings from the environment
         config = dataclasses.replace(config, allowed_hosts=hosts)
         os.environ["WD_ALLOWED_HOSTS"] = ",".join(hosts)
-    if not config.authenticated:
-        if not is_loopback(host):
-            fail(f"no auth is configured (WD_AUTH, WD_API_TOKENS_FILE): refusing to listen on {host}; configure "
-                 "API tokens or pass-through auth, or bind to 127.0.0.1", EXIT_USAGE)
-        typer.echo(f"workload-diagnose serve: no auth configured: listening on {host} (loopback) only", err=True)
-    else:
-        typer.echo(f"workload-diagnose serve: auth {config.auth}, listening on {host}:{port}", err=True)
-    from workload_diagnose.agent.service.upstream import unconfigured
-
-    if (why := unconfigured(config)) is not None:
-        typer.echo(f"workload-diagnose serve: {why}: /readyz answers 503", err=True)
+    if not config.authenticated and not is_loopback(host):
+        fail(f"no auth is configured (WD_AUTH, WD_API_TOKENS_FILE): refusing to listen on {host}; configure "
+             "API tokens or pass-through auth, or bind to 127.0.0.1", EXIT_USAGE)
 
     import uvicorn
 
+    from workload_diagnose.agent.service import workers as procs
+    from workload_diagnose.agent.service.access import configure
     from workload_diagnose.agent.service.connections import limits_for, server_config
 
     limits = limits_for(config)  # header and keep-alive timeouts, connections per worker (open files raised)
+    per_worker = workers > 1 and procs.available()
+    try:  # the port first: nothing is said to be listening before it is the service's
+        sockets = (procs.group_sockets(workers, host, port) if per_worker
+                   else [procs.listening_socket(host, port, limits.backlog)])
+    except OSError as e:
+        fail(str(e), 1)
+    _announce(config, host, port)
+    configure(config.access_log)
     common = dict(host=host, port=port, log_level="warning", access_log=False, server_header=False,
                   timeout_graceful_shutdown=10)
     if workers == 1:
@@ -76,22 +81,38 @@ def serve(
 
         from uvicorn.config import STARTUP_FAILURE
 
+        import signal
+
         server = uvicorn.Server(server_config(create_app(config), limits, **common))
+        # uvicorn shuts down gracefully on SIGTERM, then raises the signal again to the handler it found: this one
+        # makes that a clean exit 0, as the supervisor of --workers N exits (Kubernetes stops pods with SIGTERM)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         try:
-            server.run()
+            server.run(sockets=sockets)
         except KeyboardInterrupt:  # re-raised by uvicorn once it has shut down (as uvicorn.run)
             pass
         sys.exit(0 if server.started else STARTUP_FAILURE)
-    from workload_diagnose.agent.service import workers as procs
-
-    if not procs.available():  # no per-worker sockets here: uvicorn's workers, sharing one socket
+    if not per_worker:  # no per-worker sockets here: uvicorn's workers, sharing the one socket checked above
         from workload_diagnose.agent.service.connections import GuardedH11  # its limits from the environment, in each worker
 
+        sockets[0].close()  # uvicorn binds its own (the port was free a moment ago)
         uvicorn.run(procs.APP, factory=True, workers=workers, http=GuardedH11, timeout_keep_alive=limits.keepalive_s,
                     backlog=limits.backlog, **common)
         sys.exit(0)
     options = {k: v for k, v in common.items() if k not in ("host", "port")}
     try:
-        sys.exit(procs.serve_workers(workers, host, port, options, limits))
+        sys.exit(procs.serve_workers(workers, host, port, options, limits, sockets))
     except OSError as e:
         fail(str(e), 1)
+
+
+def _announce(config, host: str, port: int) -> None:
+    if not config.authenticated:
+        typer.echo(f"workload-diagnose serve: no auth configured: listening on {host}:{port} (loopback) only",
+                   err=True)
+    else:
+        typer.echo(f"workload-diagnose serve: auth {config.auth}, listening on {host}:{port}", err=True)
+    from workload_diagnose.agent.service.upstream import unconfigured
+
+    if (why := unconfigured(config)) is not None:
+        typer.echo(f"workload-diagnose serve: {why}: /readyz answers 503", err=True)

@@ -29,6 +29,16 @@ WD_ALLOWED_HOSTS           host names (comma-separated) the service answers to b
                            (``Host``; a browser ``Origin`` must name one too): 421/403 otherwise. Checked
                            without auth always, with auth only when set (``agent.service.hosts``);
                            ``serve --allowed-host NAME`` adds one
+WD_ACCESS_LOG              ``on`` (default) or ``off``: one line per request on stderr (``agent.service.access``)
+WD_ALERTMANAGER_POST_URL   where each finished alert diagnosis is also POSTed (``routes/alertmanager.py``)
+WD_ALERTMANAGER_POST_      that POST's timeout (default 5)
+TIMEOUT_S
+WD_SLACK_SIGNING_SECRET    the Slack app's signing secret: turns the Slack endpoints on (``routes/slack.py``)
+WD_SLACK_BOT_TOKEN         the bot token (``xoxb-…``) that replies to an app mention (chat.postMessage)
+WD_SLACK_SCOPE             the name of the API token whose clusters and projects Slack requests may read
+                           (required with ``WD_AUTH=tokens``)
+WD_SLACK_CLUSTER_ID        the cluster a Slack request means when it names none
+WD_SLACK_API_URL           Slack's Web API (default ``https://slack.com/api/``; a stand-in in tests)
 =========================  ==============================================================================
 """
 from __future__ import annotations
@@ -44,6 +54,7 @@ from typing import Literal, Mapping
 from workload_diagnose.tools.runai import registry
 
 AuthMode = Literal["tokens", "passthrough", "none"]
+SLACK_API_URL = "https://slack.com/api/"
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _DNS_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$")
 
@@ -90,6 +101,14 @@ class ServiceConfig:
     header_timeout_s: float = 10.0
     keepalive_s: float = 5.0
     max_connections: int = 1000
+    access_log: bool = True
+    alert_post_url: str | None = None
+    alert_post_timeout_s: float = 5.0
+    slack_signing_secret: str | None = field(default=None, repr=False)
+    slack_bot_token: str | None = field(default=None, repr=False)
+    slack_scope: str | None = None
+    slack_cluster_id: str | None = None
+    slack_api_url: str = SLACK_API_URL
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "ServiceConfig":
@@ -104,6 +123,10 @@ class ServiceConfig:
         if kube not in ("auto", "off"):
             raise ConfigError(f"WD_KUBE must be auto or off, not {kube!r}")
         tier1 = _tier1((env.get("WD_TIER1") or "rest").strip().lower(), auth, env)
+        access_log = (env.get("WD_ACCESS_LOG") or "on").strip().lower()
+        if access_log not in ("on", "off"):
+            raise ConfigError(f"WD_ACCESS_LOG must be on or off, not {access_log!r}")
+        slack = _slack(env, auth, tokens)
         return cls(runai_url=env.get("RUNAI_BASE_URL") or None, client_id=env.get("RUNAI_CLIENT_ID"),
                    client_secret=env.get("RUNAI_CLIENT_SECRET"), auth=auth, tokens=tokens,  # type: ignore[arg-type]
                    max_concurrent=_num(env, "WD_MAX_CONCURRENT", 32, int),
@@ -115,7 +138,9 @@ class ServiceConfig:
                    allowed_hosts=parse_hosts((env.get("WD_ALLOWED_HOSTS") or "").split(","), "WD_ALLOWED_HOSTS"),
                    header_timeout_s=_num(env, "WD_HEADER_TIMEOUT_S", 10.0, float),
                    keepalive_s=_num(env, "WD_KEEPALIVE_S", 5.0, float),
-                   max_connections=_num(env, "WD_MAX_CONNECTIONS", 1000, int))
+                   max_connections=_num(env, "WD_MAX_CONNECTIONS", 1000, int), access_log=access_log == "on",
+                   alert_post_url=_url(env, "WD_ALERTMANAGER_POST_URL"),
+                   alert_post_timeout_s=_num(env, "WD_ALERTMANAGER_POST_TIMEOUT_S", 5.0, float), **slack)
 
     @property
     def authenticated(self) -> bool:
@@ -146,6 +171,56 @@ def parse_hosts(values: "list[str] | tuple[str, ...]", origin: str = "--allowed-
         if bare not in out:
             out.append(bare)
     return tuple(out)
+
+def _url(env: Mapping[str, str], name: str) -> str | None:
+    """An http(s) URL setting, or None when unset; ConfigError for anything else (never echoing a query, which
+    may hold a key)."""
+    from urllib.parse import urlsplit
+
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return None
+    try:
+        parts = urlsplit(raw)
+        parts.port  # noqa: B018  (ValueError for a bad port)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.username:
+        raise ConfigError(f"{name} must be an http(s) URL without credentials in it")
+    return raw
+
+
+def _slack(env: Mapping[str, str], auth: str, tokens: tuple[ApiToken, ...]) -> dict:
+    """The Slack adapter's settings: off without a signing secret; a Slack request carries no caller
+    credential, so it reads within one configured API token's scope (``WD_SLACK_SCOPE``)."""
+    secret = (env.get("WD_SLACK_SIGNING_SECRET") or "").strip() or None
+    scope = (env.get("WD_SLACK_SCOPE") or "").strip() or None
+    cluster = (env.get("WD_SLACK_CLUSTER_ID") or "").strip() or None
+    if secret is not None:
+        import importlib.util
+
+        if importlib.util.find_spec("slack_sdk") is None:
+            raise ConfigError("WD_SLACK_SIGNING_SECRET is set and the Slack adapter needs the slack extra: "
+                              "pip install 'workload-diagnose[slack]'")
+        if auth == "passthrough":
+            raise ConfigError("WD_SLACK_SIGNING_SECRET: a Slack request carries no Run:ai token, so WD_AUTH="
+                              "passthrough cannot serve it: use WD_AUTH=tokens with WD_SLACK_SCOPE")
+        if auth == "tokens" and scope is None:
+            raise ConfigError("WD_SLACK_SCOPE must name the API token whose clusters and projects Slack requests "
+                              "may read")
+    if scope is not None and scope not in {t.name for t in tokens}:
+        raise ConfigError(f"WD_SLACK_SCOPE={scope!r} names no configured API token")
+    if cluster is not None:
+        from workload_diagnose.tools.runai import ids
+
+        try:
+            ids.check_id(cluster, "WD_SLACK_CLUSTER_ID")
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+    return dict(slack_signing_secret=secret, slack_bot_token=(env.get("WD_SLACK_BOT_TOKEN") or "").strip() or None,
+                slack_scope=scope, slack_cluster_id=cluster,
+                slack_api_url=_url(env, "WD_SLACK_API_URL") or SLACK_API_URL)
+
 
 def _tier1(name: str, auth: str, env: Mapping[str, str]) -> str:
     """The service's Run:ai source: registered, able to read with the caller's token when auth passes it through,

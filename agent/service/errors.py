@@ -42,13 +42,38 @@ def status_and_detail(e: BaseException) -> tuple[int, str]:
     return 500, f"internal error ({type(e).__name__})"
 
 
+NOT_JSON = ("the request body must be JSON sent with the header Content-Type: application/json (curl: -H "
+            "'Content-Type: application/json')")
+
+
+def is_json(content_type: str | None) -> bool:
+    """``application/json`` or ``application/<anything>+json`` (with any parameters)."""
+    kind = (content_type or "").split(";", 1)[0].strip().lower()
+    return kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
+
+
+def _message(e: dict) -> str:
+    """A field error's message in words (an unparsable body says where and why, not "JSON decode error")."""
+    if e.get("type") == "json_invalid":
+        why = str((e.get("ctx") or {}).get("error") or "invalid JSON")
+        at = next((p for p in e.get("loc", ())[1:] if isinstance(p, int)), None)
+        return f"the request body is not valid JSON: {why}" + (f" (at character {at})" if at is not None else "")
+    return str(e.get("msg", "invalid")).removeprefix("Value error, ")
+
+
 def install(app: FastAPI, metrics) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errs = exc.errors()
+        if not is_json(request.headers.get("content-type")) and any(tuple(e.get("loc", ())) == ("body",)
+                                                                    and e.get("type") != "missing" for e in errs):
+            # a body sent as a form or as text (curl -d without the header): the JSON body was never read
+            metrics.rejected.labels(reason="media_type").inc()
+            return error(415, NOT_JSON)
         metrics.rejected.labels(reason="invalid").inc()
         fields = [{"loc": [str(p) if not isinstance(p, int) else p for p in e.get("loc", ())],
-                   "msg": one_line(str(e.get("msg", "invalid")).removeprefix("Value error, "), 300), "type": str(e.get("type", "value_error"))}
-                  for e in exc.errors()]  # never the input echoed back
+                   "msg": one_line(_message(e), 300), "type": str(e.get("type", "value_error"))}
+                  for e in errs]  # never the input echoed back
         return JSONResponse({"detail": fields}, status_code=422)
 
     @app.exception_handler(Unauthenticated)

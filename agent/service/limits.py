@@ -10,6 +10,8 @@ import threading
 from typing import Any, Awaitable, Callable
 
 MAX_BODY_BYTES = 64 * 1024
+# paths whose bodies may be larger: an Alertmanager group of alerts with their annotations (routes/alertmanager.py)
+LARGER_BODIES = {"/v1/alertmanager": 1024 * 1024}
 RETRY_AFTER_S = 1
 
 Scope = dict[str, Any]
@@ -33,23 +35,25 @@ class BodySizeLimit:
     its body back would keep a request, and a connection the worker cannot close for another, for ever)."""
 
     def __init__(self, app: Callable, limit: int = MAX_BODY_BYTES, on_reject: Callable[[str], None] | None = None,
-                 timeout_s: float | None = None):
+                 timeout_s: float | None = None, larger: dict[str, int] | None = None):
         self.app = app
-        self.limit = limit
+        self.default = limit
+        self.larger = larger or {}
         self.on_reject = on_reject
         self.timeout_s = timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        limit = self.larger.get(scope.get("path", ""), self.default)
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None:
             try:
-                too_big = int(declared) > self.limit
+                too_big = int(declared) > limit
             except ValueError:
                 too_big = False  # the server rejects a malformed Content-Length itself
             if too_big:
-                return await self._reject(send)
+                return await self._reject(send, limit)
         seen = 0
         started = False
         loop = asyncio.get_running_loop()
@@ -68,7 +72,7 @@ class BodySizeLimit:
                     raise _TooSlow() from None
             if msg["type"] == "http.request":
                 seen += len(msg.get("body") or b"")
-                if seen > self.limit:
+                if seen > limit:
                     raise _TooLarge()
                 body_done = body_done or not msg.get("more_body", False)
             else:
@@ -85,17 +89,17 @@ class BodySizeLimit:
             await self.app(scope, limited_receive, tracking_send)
         except _TooLarge:
             if not started:
-                await self._reject(send)
+                await self._reject(send, limit)
         except _TooSlow:
             if not started:
-                await self._reject(send, 408, "body_too_slow", f"the request body did not arrive within "
+                await self._reject(send, limit, 408, "body_too_slow", f"the request body did not arrive within "
                                                                f"{self.timeout_s:g} s")
 
-    async def _reject(self, send: Send, status: int = 413, reason: str = "body_too_large",
+    async def _reject(self, send: Send, limit: int, status: int = 413, reason: str = "body_too_large",
                       detail: str | None = None) -> None:
         if self.on_reject:
             self.on_reject(reason)
-        detail = detail or f"the request body is larger than {self.limit // 1024} KiB"
+        detail = detail or f"the request body is larger than {limit // 1024} KiB"
         body = json.dumps({"detail": detail}).encode()
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),

@@ -6,6 +6,8 @@
 * ``workload_diagnose_rejected_total{reason}``             requests refused before any read (421/413/422/401/403/429)
 * ``workload_diagnose_failures_total{status}``             diagnoses that ended in an error status (502/504/…)
 * ``workload_diagnose_in_flight``                          diagnoses running now
+* ``workload_diagnose_runai_up``                           1 when the last ``/readyz`` check reached Run:ai, else 0
+* ``workload_diagnose_alerts_total{status}``               Alertmanager alerts received, by what became of them
 
 With ``serve --workers N`` the workers write their figures to files in ``PROMETHEUS_MULTIPROC_DIR`` (the
 supervisor makes one, ``agent.service.workers``) and any worker's ``/metrics`` answers the sum over all of them
@@ -39,6 +41,10 @@ class Metrics:
                                 ["status"], registry=self.registry)
         self.in_flight = Gauge(p + "in_flight", "Diagnoses running now", registry=self.registry,
                                multiprocess_mode="livesum")  # summed over the workers alive
+        self.runai_up = Gauge(p + "runai_up", "1 when the last readiness check reached Run:ai, else 0",
+                              registry=self.registry, multiprocess_mode="livemostrecent")
+        self.alerts = Counter(p + "alerts", "Alertmanager alerts received, by what became of them", ["status"],
+                              registry=self.registry)
 
     def diagnosed(self, outcome: str, category: str | None, seconds: float) -> None:
         self.diagnoses.labels(outcome=outcome, category=category or "none").inc()

@@ -96,6 +96,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorBody, "description": "No or an unknown bearer token"},
     403: {"model": ErrorBody, "description": "The token (or the caller's Run:ai token) may not read that workload"},
     413: {"model": ErrorBody, "description": "The request body is larger than 64 KiB"},
+    415: {"model": ErrorBody, "description": "The body was not sent as JSON (Content-Type: application/json)"},
     429: {"model": ErrorBody, "description": "The concurrency limit is full (see Retry-After)",
           "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds"}}},
     502: {"model": ErrorBody, "description": "Run:ai could not be read"},

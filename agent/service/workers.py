@@ -3,10 +3,19 @@
 uvicorn's own workers share one listening socket, and whichever worker wakes first accepts every connection that
 is waiting: a burst of keep-alive connections (a support bot's connection pool, the load test's 32 clients) all
 land on one worker while the others idle, and the service runs at one core's speed. With a socket per worker the
-kernel spreads new connections over the workers. A worker that dies is started again; one that cannot start
-(the port is taken, the settings are bad) stops the service with a one-line error. The workers' Prometheus
-figures are kept in one directory (``PROMETHEUS_MULTIPROC_DIR``: the one given, else a temporary one) so that
-every worker's ``/metrics`` answers for the whole service.
+kernel spreads new connections over the workers.
+
+The port is the service's alone. Before anything listens, it is bound once without ``SO_REUSEPORT``: a port
+another process holds (any process, listening or not, with ``SO_REUSEPORT`` or not) fails there, in one line, exit
+1, before the "listening on" line. The supervisor then binds each worker's socket itself (bound, not yet
+listening: a worker listens once its app has loaded, so no connection waits on a worker still starting) and keeps
+reading the kernel's socket table (``/proc/net/tcp``, ``tcp6``): a socket listening on the service's address and
+port that is not one of its own means another process of the same user joined the port's group (the kernel lets
+same-user sockets share it, and would hand it a share of the connections), and the service stops with a one-line
+error, exit 1. A worker that dies is started again on a fresh socket (its old one closed: connections go to the
+live workers meanwhile); one that cannot start (bad settings) stops the service with a one-line error. The
+workers' Prometheus figures are kept in one directory (``PROMETHEUS_MULTIPROC_DIR``: the one given, else a
+temporary one) so that every worker's ``/metrics`` answers for the whole service.
 """
 from __future__ import annotations
 
@@ -29,6 +38,7 @@ from workload_diagnose.agent.service.metrics import SHARED_DIR_ENV
 APP = "workload_diagnose.agent.service.app:from_env"
 RESTART_BACKOFF_S = 1.0
 STOP_GRACE_S = 15.0
+SHARE_CHECK_S = 2.0  # how often the supervisor looks for a foreign listener on the port
 
 
 def available() -> bool:
@@ -53,20 +63,29 @@ def bound_socket(host: str, port: int, *, reuseport: bool = True) -> socket.sock
     return sock
 
 
-def _cannot_listen(host: str, port: int, e: OSError) -> str:
+SHARED = "cannot listen on {host}:{port}: another process listens on that port too (SO_REUSEPORT)"
+
+
+def cannot_listen(host: str, port: int, e: OSError) -> str:
     return f"cannot listen on {host}:{port}: {e.strerror or e}"
 
 
-def _worker(host: str, port: int, options: dict[str, Any], limits: ConnectionLimits) -> None:
-    """One worker process: its own socket in the port's group, one uvicorn server on it."""
+def listening_socket(host: str, port: int, backlog: int) -> socket.socket:
+    """The one listening socket of ``serve --workers 1``: bound without ``SO_REUSEPORT``, so no other process
+    can share the port. Raises OSError with the one-line reason."""
+    try:
+        sock = bound_socket(host, port, reuseport=False)
+    except OSError as e:
+        raise OSError(cannot_listen(host, port, e)) from None
+    sock.listen(backlog)
+    return sock
+
+
+def _worker(sock: socket.socket, host: str, port: int, options: dict[str, Any], limits: ConnectionLimits) -> None:
+    """One worker process: one uvicorn server on the socket the supervisor bound for it (asyncio listens on it
+    when the server starts, after the app has loaded)."""
     import uvicorn
 
-    try:
-        sock = bound_socket(host, port)
-        sock.listen(limits.backlog)
-    except OSError as e:
-        sys.stderr.write(f"workload-diagnose: error: {_cannot_listen(host, port, e)}\n")
-        sys.exit(STARTUP_FAILURE)
     config = server_config(APP, limits, factory=True, host=host, port=port, **options)
     server = uvicorn.Server(config)
     server.run(sockets=[sock])
@@ -77,14 +96,21 @@ def _worker(host: str, port: int, options: dict[str, Any], limits: ConnectionLim
 class Supervisor:
     """Starts the workers, starts again one that exits while the service runs, stops them all on SIGINT/SIGTERM."""
 
-    def __init__(self, workers: int, host: str, port: int, options: dict[str, Any], limits: ConnectionLimits):
-        self.n, self.host, self.port, self.options, self.limits = workers, host, port, options, limits
+    def __init__(self, sockets: list[socket.socket], host: str, port: int, options: dict[str, Any],
+                 limits: ConnectionLimits):
+        self.sockets, self.host, self.port, self.options, self.limits = sockets, host, port, options, limits
         self._ctx = multiprocessing.get_context("spawn")  # a fresh interpreter: no thread or lock of the parent
         self._procs: list[Any] = []
         self._stopping = False
 
-    def _start(self) -> Any:
-        p = self._ctx.Process(target=_worker, args=(self.host, self.port, self.options, self.limits),
+    def _start(self, i: int, fresh: bool = False) -> Any:
+        if fresh:  # the dead worker's socket still queues connections: a new one, listening only when ready
+            self.sockets[i].close()
+            try:
+                self.sockets[i] = bound_socket(self.host, self.port)
+            except OSError as e:
+                raise OSError(cannot_listen(self.host, self.port, e)) from None
+        p = self._ctx.Process(target=_worker, args=(self.sockets[i], self.host, self.port, self.options, self.limits),
                               name="wd-serve-worker")
         p.start()
         p.started_at = time.monotonic()  # type: ignore[attr-defined]
@@ -99,9 +125,16 @@ class Supervisor:
         previous = {s: signal.signal(s, self._stop) for s in (signal.SIGINT, signal.SIGTERM)}
         status = 0
         try:
-            self._procs = [self._start() for _ in range(self.n)]
+            self._procs = [self._start(i) for i in range(len(self.sockets))]
+            checked = time.monotonic()
             while not self._stopping:
                 time.sleep(0.2)
+                if time.monotonic() - checked >= SHARE_CHECK_S:
+                    checked = time.monotonic()
+                    if shared_with_another(self.port, self.sockets):
+                        sys.stderr.write(f"workload-diagnose: error: {SHARED.format(host=self.host, port=self.port)}\n")
+                        status, self._stopping = 1, True
+                        break
                 for i, p in enumerate(self._procs):
                     if p.is_alive() or self._stopping:
                         continue
@@ -113,9 +146,11 @@ class Supervisor:
                     _forget_worker(p.pid)
                     if time.monotonic() - p.started_at < RESTART_BACKOFF_S:
                         time.sleep(RESTART_BACKOFF_S)
-                    self._procs[i] = self._start()
+                    self._procs[i] = self._start(i, fresh=True)
         finally:
             self._terminate()
+            for sock in self.sockets:
+                sock.close()
             for s, h in previous.items():
                 signal.signal(s, h)
             if made is not None:
@@ -160,12 +195,70 @@ def _forget_worker(pid: int) -> None:
     multiprocess.mark_process_dead(pid)
 
 
-def serve_workers(workers: int, host: str, port: int, options: dict[str, Any],
-                  limits: ConnectionLimits | None = None) -> int:
-    """Check the port is free, then run ``workers`` worker processes on it; the exit status. The check binds
-    without ``SO_REUSEPORT``: a port another service (even another ``serve``) listens on is refused, not shared."""
+def _listeners(port: int) -> dict[int, str] | None:
+    """inode → local address of every socket listening on ``port`` (IPv4 and IPv6), from the kernel's table;
+    None where there is no such table (not Linux)."""
+    found: dict[int, str] = {}
+    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
+    if not tables[0].exists():
+        return None
+    for table in tables:
+        try:
+            lines = table.read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            if len(f) > 9 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:
+                found[int(f[9])] = f[1]
+    return found
+
+
+def _proc_address(sock: socket.socket) -> str:
+    """A socket's local address as the kernel's table writes it (each 32-bit word in host order, then the port):
+    127.0.0.1:8080 is ``0100007F:1F90`` on a little-endian machine."""
+    host, port = sock.getsockname()[:2]
+    packed = socket.inet_pton(sock.family, host)
+    words = [int.from_bytes(packed[i:i + 4], sys.byteorder) for i in range(0, len(packed), 4)]
+    return "".join(f"{w:08X}" for w in words) + f":{port:04X}"
+
+
+def shared_with_another(port: int, socks: list[socket.socket]) -> bool:
+    """Whether a socket that is not one of ``socks`` listens on their address and port."""
+    listening = _listeners(port)
+    if listening is None:
+        return False
+    ours = {os.fstat(s.fileno()).st_ino for s in socks}
+    addresses = {_proc_address(s) for s in socks}
+    return any(addr in addresses for i, addr in listening.items() if i not in ours)
+
+
+def group_sockets(n: int, host: str, port: int) -> list[socket.socket]:
+    """``n`` sockets bound in the port's ``SO_REUSEPORT`` group (each worker listens on its own), the port checked
+    to be this service's alone (module docstring). Raises OSError with the one-line reason."""
     try:
         bound_socket(host, port, reuseport=False).close()
     except OSError as e:
-        raise OSError(_cannot_listen(host, port, e)) from None
-    return Supervisor(workers, host, port, options, limits or ConnectionLimits()).run()
+        raise OSError(cannot_listen(host, port, e)) from None
+    socks: list[socket.socket] = []
+    try:
+        for _ in range(n):
+            socks.append(bound_socket(host, port))
+        if shared_with_another(port, socks):
+            raise OSError(SHARED.format(host=host, port=port))
+    except OSError as e:
+        for sock in socks:
+            sock.close()
+        if str(e).startswith("cannot listen"):
+            raise
+        raise OSError(cannot_listen(host, port, e)) from None
+    return socks
+
+
+def serve_workers(workers: int, host: str, port: int, options: dict[str, Any],
+                  limits: ConnectionLimits | None = None, sockets: list[socket.socket] | None = None) -> int:
+    """Run ``workers`` worker processes on the port (on ``sockets`` when the caller has made them with
+    :func:`group_sockets`); the exit status."""
+    limits = limits or ConnectionLimits()
+    socks = sockets if sockets is not None else group_sockets(workers, host, port)
+    return Supervisor(socks, host, port, options, limits).run()

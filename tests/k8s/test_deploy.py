@@ -3,7 +3,7 @@ and the postgres overlay render with Debian's kubectl, apply with server-side dr
 created for real, and the ServiceAccount is proved (SelfSubjectAccessReview as that account, and ``kubectl auth
 can-i --as=…``) able to read what Tier 2 and the lifecycle view read, and unable to create, update, patch or
 delete anything, to exec/attach/port-forward, or to read Secrets. The run-profile overlay adds GET pods/proxy in
-the exporter's namespaces and nowhere else."""
+the exporter's namespaces and nowhere else; the no-pod-logs overlay takes pods/log away and nothing else."""
 from __future__ import annotations
 
 import os
@@ -178,3 +178,30 @@ def test_run_profile_overlay_grants_pods_proxy_in_the_exporter_namespaces_only(d
             assert not _can(kubeconfig, "get", "pods", sub="proxy", ns=ns), ns
     finally:
         _kubectl(kubeconfig, "delete", "-f", "-", stdin=yaml.safe_dump_all(extra), check=False)
+
+
+def test_the_no_pod_logs_overlay_takes_pods_log_away_and_nothing_else(deployed):
+    kubeconfig, base = deployed
+    over = _render("deploy/kubernetes/overlays/no-pod-logs")
+    role = next(d for d in over if d["kind"] == "ClusterRole")
+    base_role = next(d for d in base if d["kind"] == "ClusterRole")
+    assert [d for d in over if d["kind"] != "ClusterRole"] == [d for d in base if d["kind"] != "ClusterRole"]
+    granted = {(g, r) for rule in role["rules"] for g in rule["apiGroups"] for r in rule["resources"]}
+    base_granted = {(g, r) for rule in base_role["rules"] for g in rule["apiGroups"] for r in rule["resources"]}
+    assert base_granted - granted == {("", "pods/log")} and granted <= base_granted
+    _kubectl(kubeconfig, "apply", "-f", "-", stdin=yaml.safe_dump(role))
+    try:
+        assert not _can(kubeconfig, "get", "pods", sub="log", ns="ml-team")
+        for resource, group in READS:  # everything else Tier 2 and the lifecycle view read is still granted
+            assert _can(kubeconfig, "list", resource, group=group, ns="ml-team"), resource
+    finally:
+        _kubectl(kubeconfig, "apply", "-f", "-", stdin=yaml.safe_dump(base_role))
+    assert _can(kubeconfig, "get", "pods", sub="log", ns="ml-team")
+
+
+@pytest.mark.parametrize("path", ["deploy/kubernetes/overlays/no-pod-logs", "deploy/kubernetes/overlays/run-profile"])
+def test_the_overlays_apply_with_server_side_dry_run(deployed, path):
+    kubeconfig, _ = deployed
+    docs = [d for d in _render(path) if d["kind"] not in ("Role", "RoleBinding")]  # their namespaces may not exist
+    p = _kubectl(kubeconfig, "apply", "--dry-run=server", "-f", "-", stdin=yaml.safe_dump_all(docs))
+    assert "deployment.apps/workload-diagnose" in p.stdout and "(server dry run)" in p.stdout

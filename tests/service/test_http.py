@@ -96,10 +96,29 @@ def test_bad_input_is_422_with_field_errors_and_no_read(service, sim, body, fiel
     assert reads(sim) == []  # nothing was read
 
 
-def test_not_json_is_422(service, sim):
+def test_not_json_is_422_saying_where(service, sim):
     clear(sim)
     r = httpx.post(f"{service}/v1/diagnoses", content=b"{not json", headers={"content-type": "application/json"})
     assert r.status_code == 422 and reads(sim) == []
+    (err,) = r.json()["detail"]
+    assert err["type"] == "json_invalid" and err["msg"].startswith("the request body is not valid JSON: ")
+    assert "(at character 1)" in err["msg"] and "\n" not in r.text
+
+
+@pytest.mark.parametrize("headers", [{}, {"content-type": "application/x-www-form-urlencoded"},
+                                     {"content-type": "text/plain"}])
+def test_a_body_not_sent_as_json_is_415_in_one_line(service, sim, scenarios, headers):
+    """curl -d without -H 'Content-Type: application/json' sends a form: one line that says the fix."""
+    clear(sim)
+    body = json.dumps(body_of(scenarios["core/oom-metrics"])).encode()
+    r = httpx.post(f"{service}/v1/diagnoses", content=body, headers=headers, timeout=10)
+    assert r.status_code == 415, r.text
+    assert r.json() == {"detail": "the request body must be JSON sent with the header Content-Type: "
+                                  "application/json (curl: -H 'Content-Type: application/json')"}
+    assert reads(sim) == []
+    ok = httpx.post(f"{service}/v1/diagnoses", content=body, timeout=30,
+                    headers={"content-type": "application/json; charset=utf-8"})
+    assert ok.status_code == 200  # the same bytes, declared as JSON
 
 
 def test_body_over_64_kib_is_413_without_a_read(service, sim, scenarios):
@@ -152,9 +171,14 @@ def test_unreachable_run_ai_is_502_and_a_timeout_504_one_line_no_traceback(scena
         r = httpx.post(f"{url}/v1/diagnoses", json=body_of(sc), timeout=30)
         assert r.status_code == 502, r.text
         assert set(r.json()) == {"detail"} and "\n" not in r.text and "Traceback" not in r.text
+        # an upstream outage is reported, not a reason to leave the Service (readiness would empty it on every
+        # replica at once, and callers would lose the one-line 502)
         ready = httpx.get(f"{url}/readyz")
-        assert ready.status_code == 503 and ready.json()["status"] == "unavailable"
-        assert "workload_diagnose_failures_total{status=\"502\"} 1.0" in httpx.get(f"{url}/metrics").text
+        assert ready.status_code == 200 and ready.json()["runai"] == "unreachable", ready.text
+        assert "cannot reach" in ready.json()["detail"] or "Run:ai" in ready.json()["detail"]
+        text = httpx.get(f"{url}/metrics").text
+        assert "workload_diagnose_failures_total{status=\"502\"} 1.0" in text
+        assert "workload_diagnose_runai_up 0.0" in text
     from workload_diagnose.evals.bench_serve import merged_world
 
     world = {**merged_world([sc]), "faults": [{"path": "/api/v1/workloads/[^/]+$", "kind": "timeout",
@@ -191,7 +215,16 @@ def test_service_account_credentials_refused_is_502_not_the_callers_401(sim, sce
                                     kube="off")) as url:
         r = httpx.post(f"{url}/v1/diagnoses", json=body_of(scenarios["core/oom-metrics"]), timeout=30)
         assert r.status_code == 502 and "service account" in r.json()["detail"]
-        assert httpx.get(f"{url}/readyz").status_code == 503
+        ready = httpx.get(f"{url}/readyz")
+        assert ready.status_code == 200 and ready.json()["runai"] == "unreachable"
+        assert "refused the service account's credentials" in ready.json()["detail"]
+
+
+def test_readyz_is_503_only_for_a_source_that_is_not_configured():
+    with live_service(ServiceConfig(runai_url=None, kube="off")) as url:
+        r = httpx.get(f"{url}/readyz")
+        assert r.status_code == 503 and r.json()["status"] == "unavailable"
+        assert r.json()["detail"] == "RUNAI_BASE_URL is not set"
 
 
 def test_readyz_checks_run_ai_for_real_and_caches_briefly(service, sim):
@@ -199,7 +232,9 @@ def test_readyz_checks_run_ai_for_real_and_caches_briefly(service, sim):
     a = httpx.get(f"{service}/readyz")
     b = httpx.get(f"{service}/readyz")
     assert a.status_code == b.status_code == 200 and a.json()["status"] == "ok"
+    assert a.json()["runai"] == "reachable" and "token exchange succeeded" in a.json()["detail"]
     assert reads(sim).count(("POST", "/api/v1/token")) == 1  # a real token exchange, then the cached answer
+    assert "workload_diagnose_runai_up 1.0" in httpx.get(f"{service}/metrics").text
     assert httpx.get(f"{service}/healthz").json() == {"status": "ok", "detail": None}
 
 
