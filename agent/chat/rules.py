@@ -164,6 +164,17 @@ WORKLOAD_NAME = (
          rf"{QO}{START}(?P<v>{NAME}){Q}\s*\(\s*(?:project|cluster|in|on|namespace)\b",
          ("is train-42 (project ml-team, cluster gpu-east) still failing?", "bert-ft (in nlp) crashed"),
          ("is my workload (project ml-team) ok?",), strict=True),
+    # a listed form names the workload by its noun and then gives the next field: the word is the name, whatever
+    # it looks like ("workload nightly, project ml-team, ..."; "it's weekly in ml-team, cluster ...")
+    Rule("workload_name_listed",
+         rf"\b(?:workload|job)\s+{QO}(?P<v>{NAME}){Q}\s*[,;]\s*(?:project|cluster|in)\b",
+         ("workload nightly, project ml-team, cluster 3f2c7a1e-8d4b-4c1e-9a57-2b6e0d9c4f11: why was it terminated?",
+          "job weekly; cluster gpu-east"),
+         ("the workload, project ml-team", "my job, in short, failed")),
+    Rule("workload_name_its_in_cluster",
+         rf"\bit'?s\s+{QO}(?P<v>{NAME}){Q}\s+in\s+(?:project\s+)?{Q}{NAME}{Q}\s*,\s*cluster\b",
+         ("It's weekly in ml-team, cluster 3f2c7a1e-8d4b-4c1e-9a57-2b6e0d9c4f11.",),
+         ("it's stuck in ImagePullBackOff", "it's in ml-team on gpu-3f2c7a1e", "it's in ml-team, cluster c1")),
     Rule("workload_name_called", rf"\b(?:it'?s\s+|is\s+)?(?:called|named)\s+(?P<named>){Q}(?P<v>{NAME})",
          ("it's called train-42", "named bert"), ("it is called",)),
 )
