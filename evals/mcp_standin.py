@@ -8,7 +8,8 @@ REST reads go through :class:`tools.runai.RunaiClient`'s transport and retries (
 under test must do that), so a transient REST fault is absorbed here as a real server's HTTP client would.
 
 Tools (official SDK, low-level ``Server``): ``list_workloads {}``, ``get_workload_status`` / ``_spec`` / ``_pods`` /
-``_history {workloadId}``, ``get_workload_metrics {workloadId, start, end}``, ``whoami``, ``list_node_pools``.
+``_history {workloadId}``, ``get_workload_metrics {workloadId, start, end}``, ``whoami``, ``list_node_pools``, ``list_project_resources
+{projectName}``.
 Results are the REST bodies (``structuredContent`` plus the same JSON as text; a body that is not JSON passes
 through as text). Paged endpoints are read to the end here (at most 20 pages; a list cut short keeps ``next``).
 Variants (:class:`Options`): advertise write tools (``delete_workload``, ``manage_credentials``), rename or omit a
@@ -36,7 +37,7 @@ PAGE, MAX_PAGES = 50, 20
 METRIC_TYPES = (*OOM_METRICS, "GPU_UTILIZATION")  # the server picks the types: the tool takes none
 WRITE_TOOLS = {"delete_workload": {"workloadId": {"type": "string"}},
                "manage_credentials": {"action": {"type": "string"}, "dryRun": {"type": "boolean"}}}
-EXTRA_READ_TOOLS = {"whoami": {}, "list_node_pools": {}}
+EXTRA_READ_TOOLS = {"whoami": {}, "list_node_pools": {}, "list_project_resources": {"projectName": {"type": "string"}}}
 READS: dict[str, dict] = {
     "list_workloads": {},
     "get_workload_status": {"workloadId": {"type": "string"}},
@@ -188,7 +189,11 @@ class Standin:
         return {"subject": self.api._client_id, "type": "application"}
 
     def list_node_pools(self, args: dict) -> Any:
-        return {"nodePools": [{"name": "default", "phase": "Ready"}]}
+        return self._paged("/api/v1/node-pools", "nodepools")
+
+    def list_project_resources(self, args: dict) -> Any:
+        """The projects named ``projectName`` (every cluster: the tool takes none), as the REST list serves them."""
+        return self._paged("/api/v1/org-unit/projects", "projects", [("filterBy", f"name=={args.get('projectName')}")])
 
     # ------------------------------------------------------------------ the MCP server
     def advertised(self) -> dict[str, tuple[str, dict]]:

@@ -6,7 +6,8 @@
 * :mod:`tools.runai.parse` / :mod:`tools.runai.sanitize` — bodies to typed results, and the guardrails every body
   passes, shared by every source.
 * :mod:`tools.runai.rest` — :class:`RunaiClient`, the REST implementation (through :mod:`tools.transport`).
-* :mod:`tools.runai.models` — the domain models every source returns.
+* :mod:`tools.runai.models` — the domain models every source returns; :mod:`tools.runai.quota` — projects (quota
+  per node pool) and node pools, the ``projects`` capability's models and parsers.
 * :mod:`tools.runai.errors` — :class:`InvalidInput`, :class:`ApiUnavailable`, :class:`ApiAuthError`.
 * :mod:`tools.runai.ids` — :func:`check_id` / :func:`check_name`.
 """

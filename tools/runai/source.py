@@ -43,12 +43,15 @@ from typing import Any, Protocol, runtime_checkable
 from workload_diagnose.tools.base import ToolResult
 from workload_diagnose.tools.runai.models import OOM_METRICS
 
-__all__ = ["RunaiSource", "FleetSource", "ClusterSource", "FLEET", "CLUSTERS", "CAPABILITIES"]
+__all__ = ["RunaiSource", "FleetSource", "ClusterSource", "ProjectSource", "FLEET", "CLUSTERS", "PROJECTS",
+           "CAPABILITIES"]
 
 #: the capability a fleet triage needs beyond the six reads (:class:`FleetSource`)
 FLEET = "fleet"
 #: the capability that resolves a cluster NAME to its id (:class:`ClusterSource`; the chat asks it)
 CLUSTERS = "clusters"
+#: the capability that reads a project's quota per node pool and the cluster's node pools (:class:`ProjectSource`)
+PROJECTS = "projects"
 
 
 @runtime_checkable
@@ -139,5 +142,22 @@ class ClusterSource(Protocol):
         ...
 
 
+@runtime_checkable
+class ProjectSource(Protocol):
+    """Capability ``projects``: a project's quota per node pool (deserved, limit, over-quota weight) with what it
+    uses (allocated, allocated non-preemptible, requested), and the cluster's node pools
+    (:mod:`tools.runai.quota`; ``docs/reference/runai-projects-nodepools.md``). A procedure whose source does not
+    declare it states the quota as not read."""
+
+    def find_project(self, *, cluster_id: str, name: str) -> ToolResult:
+        """``find_project``: the project named exactly ``name`` on ``cluster_id`` (``data:
+        tools.runai.quota.Project``; ABSENT when no project has that name there)."""
+        ...
+
+    def list_node_pools(self, *, cluster_id: str) -> ToolResult:
+        """``list_node_pools``: the node pools of ``cluster_id`` (``data: list[tools.runai.quota.NodePool]``)."""
+        ...
+
+
 #: every capability a source may declare, and the protocol that checks it
-CAPABILITIES: dict[str, type] = {FLEET: FleetSource, CLUSTERS: ClusterSource}
+CAPABILITIES: dict[str, type] = {FLEET: FleetSource, CLUSTERS: ClusterSource, PROJECTS: ProjectSource}

@@ -24,11 +24,20 @@ READ_TOOLS: dict[str, frozenset[str]] = {
     "get_workload_pods": frozenset({"workloadId"}),
     "get_workload_history": frozenset({"workloadId"}),
     "get_workload_metrics": frozenset({"workloadId", "start", "end"}),
+    # the ``projects`` capability (shared/reference/runai-api.md: "list_project_resources {projectName}",
+    # "list_node_pools {}" are read tools of the official server)
+    "list_project_resources": frozenset({"projectName"}),
+    "list_node_pools": frozenset(),
 }
 
-#: skill tool (the RunaiSource method) -> the server tool that answers it. No alias guessing: a server that
+#: skill tool (the source method) -> the server tool that answers it. No alias guessing: a server that
 #: renamed a tool does not offer it, and the read is reported as unavailable (see RunaiMcpSource).
-SKILL_TOOLS: dict[str, str] = {name: name for name in READ_TOOLS}
+SKILL_TOOLS: dict[str, str] = {
+    **{name: name for name in ("list_workloads", "get_workload_status", "get_workload_spec", "get_workload_pods",
+                               "get_workload_history", "get_workload_metrics")},
+    "find_project": "list_project_resources",
+    "list_node_pools": "list_node_pools",
+}
 
 #: the JSON-RPC methods a read-only session needs (client requests and notifications); nothing else is sent.
 METHODS = frozenset({"initialize", "notifications/initialized", "tools/list", "tools/call", "ping",

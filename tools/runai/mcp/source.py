@@ -17,6 +17,11 @@ events tool). Per skill tool:
   names a ``next`` page is incomplete and says so; history older than the lookback cutoff is dropped here.
 * ``get_workload_metrics`` — ``{workloadId, start, end}`` only: the server chooses the metric types; the
   requested ones are kept, a requested type the server did not return is a note.
+* ``find_project`` / ``list_node_pools`` (the ``projects`` capability) — ``list_project_resources
+  {projectName}`` and ``list_node_pools {}``: neither takes a cluster, so the cluster's items are matched here
+  (and a note says so). Their result is read as the REST bodies (a Project, a list of them or ``{"projects":
+  [...]}``; a list of node pools or ``{"nodepools"|"nodePools": [...]}``): the public record names the tools and
+  their arguments, not their result shape.
 
 A tool result with ``isError`` is classified from its (sanitised) text: not found → ABSENT, refused credentials,
 rate limits, timeouts and server errors → their :class:`ErrorKind` (those three retried once, within what is left
@@ -39,6 +44,7 @@ from workload_diagnose.tools.runai.mcp.session import Connector, McpSession
 from workload_diagnose.tools.runai.models import (OOM_METRICS, Event, History, Pod, Skips, SubmittedSpec, Workload, WorkloadStatus,
                                 parse_lenient)
 from workload_diagnose.tools.runai.parse import history_page, metric_series, spec_kind_path
+from workload_diagnose.tools.runai.quota import NodePool, Project, items_of, parse_node_pool, parse_project
 from workload_diagnose.tools.runai.results import Absent, no_spec, tool_result
 from workload_diagnose.tools.runai.sanitize import Findings
 from workload_diagnose.tools.timeutil import iso
@@ -264,6 +270,38 @@ class RunaiMcpSource:
 
         return self._run("get_workload_metrics", {"workloadId": workload_id, "start": iso(start), "end": iso(end),
                                                  "metricTypes": list(metric_types)}, fn)
+
+
+    # ---------------------------------------------------------------- the projects capability
+    def find_project(self, *, cluster_id: str, name: str) -> ToolResult:
+        check_id(cluster_id, "cluster id")
+        check_name(name, "project")
+
+        def fn(call, notes: list[str]) -> Project:
+            body, _ = call({"projectName": name})
+            raw = [body] if isinstance(body, dict) and "id" in body else items_of(body, ("projects",),
+                                                                                   "list_project_resources result")
+            found = [p for p in (parse_project(r, notes) for r in raw) if p is not None and p.name == name
+                     and (p.cluster_id or "").lower() == cluster_id.lower()]
+            notes.append("the MCP tool takes no cluster: the project was matched here by exact name and cluster")
+            if not found:
+                raise Absent(None, f"no project named {name!r} on cluster {cluster_id}")
+            return found[0]
+
+        return self._run("find_project", {"name": name, "clusterId": cluster_id}, fn)
+
+    def list_node_pools(self, *, cluster_id: str) -> ToolResult:
+        check_id(cluster_id, "cluster id")
+
+        def fn(call, notes: list[str]) -> list[NodePool]:
+            body, _ = call({})
+            raw = items_of(body, ("nodepools", "nodePools"), "list_node_pools result")
+            pools = [p for p in (parse_node_pool(r, notes) for r in raw) if p is not None]
+            notes.append("the MCP tool takes no cluster: the node pools were matched here by cluster")
+            _incomplete(body, "the node-pool list", notes)
+            return [p for p in pools if (p.cluster_id or "").lower() == cluster_id.lower()]
+
+        return self._run("list_node_pools", {"clusterId": cluster_id}, fn)
 
 
 # ------------------------------------------------------------------------------------------------ result bodies

@@ -1,10 +1,12 @@
 """``--tier1 mcp``: the official Run:ai MCP server (:class:`tools.runai.mcp.RunaiMcpSource`), over streamable HTTP
 (``RUNAI_MCP_URL`` with ``RUNAI_MCP_TOKEN``) or stdio (``RUNAI_MCP_COMMAND``), read-only by its allow-list
-(:mod:`tools.runai.mcp.allow`). Its tools take no filter: it does not read the ``fleet`` capability."""
+(:mod:`tools.runai.mcp.allow`). Its tools take no filter: it does not read the ``fleet`` capability; it reads the
+``projects`` one (``list_project_resources``, ``list_node_pools``)."""
 from __future__ import annotations
 
 from workload_diagnose.tools.runai.errors import InvalidInput
 from workload_diagnose.tools.runai.registry import Setting, SourceSettings, SourceSpec
+from workload_diagnose.tools.runai.source import PROJECTS
 
 URL, TOKEN, COMMAND = "RUNAI_MCP_URL", "RUNAI_MCP_TOKEN", "RUNAI_MCP_COMMAND"
 
@@ -40,5 +42,6 @@ SOURCE = SourceSpec(
               Setting(COMMAND, "the command that starts the MCP server on stdio")),
     prerequisites=_missing,
     build=_build,
+    capabilities=frozenset({PROJECTS}),
     read_only=True,
 )

@@ -24,6 +24,7 @@ from workload_diagnose.tools.runai.models import (OOM_METRICS, Event, History, H
                                 Workload, WorkloadStatus, parse_lenient)
 from workload_diagnose.tools.runai.parse import history_page, json_kind, metric_series, spec_kind_path
 from workload_diagnose.tools.runai.rest.listing import list_clusters, list_phase, workload_pages
+from workload_diagnose.tools.runai.rest.orgunits import find_project, list_node_pools
 from workload_diagnose.tools.runai.rest.paced import PacedTransport
 from workload_diagnose.tools.runai.rest.pool import beside, inline
 from workload_diagnose.tools.runai.rest.token import Token
@@ -114,6 +115,14 @@ class RunaiClient(Wire, Token):
     def list_clusters(self) -> ToolResult:
         """The ``clusters`` capability: the clusters these credentials can see (:mod:`tools.runai.rest.listing`)."""
         return list_clusters(self)
+
+    def find_project(self, *, cluster_id: str, name: str) -> ToolResult:
+        """The ``projects`` capability: one project's quota per node pool (:mod:`tools.runai.rest.orgunits`)."""
+        return find_project(self, cluster_id=cluster_id, name=name)
+
+    def list_node_pools(self, *, cluster_id: str) -> ToolResult:
+        """The ``projects`` capability: the cluster's node pools (:mod:`tools.runai.rest.orgunits`)."""
+        return list_node_pools(self, cluster_id=cluster_id)
 
     def list_phase(self, **kw: Any) -> ToolResult:
         """The ``fleet`` listing: every workload of a cluster in one phase (:mod:`tools.runai.rest.listing`)."""

@@ -12,6 +12,7 @@ import httpx
 from workload_diagnose.tools.base import ErrorKind, Invocation, ToolFailure, ToolResult
 from workload_diagnose.tools.runai.errors import InvalidInput
 from workload_diagnose.tools.runai.parse import load_json
+from workload_diagnose.tools.runai.rest.reads import check_read
 from workload_diagnose.tools.runai.results import Absent, tool_result
 
 __all__ = ["Wire", "request_text", "check_base_url"]
@@ -147,7 +148,9 @@ class Wire:
         """GET with auth, retries, one token refresh on 401, and guardrails applied to the body.
 
         ``raw_out`` (optional) receives the parsed body as served, before normalisation: numbers are checked
-        against it, because Unicode normalisation turns e.g. full-width digits into ASCII ones."""
+        against it, because Unicode normalisation turns e.g. full-width digits into ASCII ones. A path outside the
+        tool's read allow-list (:mod:`tools.runai.rest.reads`) is refused before anything is sent."""
+        check_read(tool, path)
         inv = Invocation(tool=tool, arguments=dict(arguments), request=request_text("GET", path, params))
         t0 = time.perf_counter()
         try:
