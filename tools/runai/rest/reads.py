@@ -25,6 +25,8 @@ READS: dict[str, tuple[str, ...]] = {
     "list_clusters": (r"/api/v1/clusters",),
     "find_project": (r"/api/v1/org-unit/projects",),
     "list_node_pools": (r"/api/v1/node-pools",),
+    "list_nodes": (r"/api/v1/nodes",),  # docs/reference/runai-nodes-capacity.md
+    "get_node_pool_gpus": (rf"/api/v1/clusters/{_ID}/nodepools/{_ID}/metrics",),
 }
 _COMPILED = {tool: tuple(re.compile(p) for p in paths) for tool, paths in READS.items()}
 
