@@ -26,6 +26,10 @@ class Route(str, Enum):
     MISSING_PARAMETERS = "missing_parameters"
     NO_MATCHING_WORKLOAD = "no_matching_workload"
     RUNNING_WITHOUT_FAILURE = "running_without_failure"
+    # the pending diagnosis: a Pending workload past scheduling or with a pod-start failure (the failed diagnosis
+    # answers it), and a workload that is not Pending
+    POD_START = "pod_start"
+    NOT_PENDING = "not_pending"
 
     @property
     def outcome(self) -> Outcome:
@@ -42,6 +46,8 @@ ROUTE_OUTCOME: dict[Route, Outcome] = {
     Route.MISSING_PARAMETERS: Outcome.NEEDS_INPUT,
     Route.NO_MATCHING_WORKLOAD: Outcome.NEEDS_INPUT,
     Route.RUNNING_WITHOUT_FAILURE: Outcome.NEEDS_INPUT,
+    Route.POD_START: Outcome.ROUTED,
+    Route.NOT_PENDING: Outcome.STOPPED,
 }
 
 

@@ -16,6 +16,7 @@ from workload_diagnose.agent.procedures.spec import ProcedureSpec, load
 REGISTRY: tuple[str, ...] = (
     "workload_diagnose.agent.procedures.runai_failed",  # Run:ai: why did my workload fail?
     "workload_diagnose.agent.procedures.lifecycle",  # Kueue/KubeRay: the first incomplete lifecycle layer
+    "workload_diagnose.agent.procedures.pending",  # Run:ai: why is my workload still Pending?
 )
 
 

@@ -76,9 +76,9 @@ class WaitContext:
     first_pod: str | None = None
 
 
-def figure(value: str | None, what: str) -> str:
-    """A figure as read, or the words saying it was not read (never a guessed number)."""
-    return value if value is not None else f"{what} not read"
+def figure(value: str | None, what: str, unit: str = "GPUs") -> str:
+    """``"<what> <value> <unit>"`` as read, or ``"<what> not known"`` (never a guessed number)."""
+    return f"{what} {value} {unit}".rstrip() if value is not None else f"{what} not known"
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ class PhaseRule:
     stop: Callable[[Facts], Stop] | None = None  # an early end …
     defer: str | None = None  # … or a decision taken again after history and pods (``after_history``)
     # the registered procedure that answers this route, when one exists (a ``failed --json`` key ``next`` naming
-    # its command would be derived from it; no row names one yet, and the key is not emitted)
+    # its command would be derived from it)
     answered_by: str | None = None
     # (phase, kinds, events known) this row decides, and one it must leave to a later row (checked by a test)
     true: tuple[str, frozenset, bool] = ("", frozenset(), True)
@@ -69,7 +69,8 @@ RULES: tuple[PhaseRule, ...] = (
               defer="pending_scheduled", true=("Pending", _F({Kind.POD_SCHEDULED}), True),
               false=("Pending", _F({Kind.SCHEDULING_WAIT}), True)),
     PhaseRule("pending_scheduling", lambda f: f.p == "pending" and not f.failure and f.events_known,
-              stop=lambda f: stops.PENDING, true=("Pending", _F({Kind.SCHEDULING_WAIT}), True),
+              stop=lambda f: stops.PENDING, answered_by="pending",
+              true=("Pending", _F({Kind.SCHEDULING_WAIT}), True),
               false=("Pending", _F({Kind.IMAGE_PULL}), True)),
     PhaseRule("pending", lambda f: f.p == "pending" and not f.failure, defer="pending",  # events: null (Step 1.6)
               true=("Pending", _F(), False), false=("Pending", _F({Kind.IMAGE_PULL}), False)),

@@ -8,8 +8,8 @@ from workload_diagnose.agent.taxonomy.pending_record import (CAPACITY, NODE_POOL
 
 def recommend(c: WaitContext) -> list[str]:
     pool = f"Node pool {c.pool}" if c.pool else "The node pool"
-    out = [f"{pool} has {figure(c.free, 'its free GPUs')} free of {figure(c.total, 'its GPU capacity')}; the "
-           f"workload requests {figure(c.requested, 'its GPU request')}."]
+    out = [f"{pool}: {figure(c.free, 'free')}, {figure(c.total, 'total')}; the workload requests "
+           f"{c.requested or 'a GPU count not reported'}."]
     if c.other_pools:
         out.append("Node pools with free GPUs: " + ", ".join(c.other_pools) + ": submit to one of them (a "
                    "prioritized list of node pools lets the scheduler try the next one).")

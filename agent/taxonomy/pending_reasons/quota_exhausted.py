@@ -8,10 +8,9 @@ from workload_diagnose.agent.taxonomy.pending_record import (CAPACITY, PROJECT, 
 
 def recommend(c: WaitContext) -> list[str]:
     pool = f" in node pool {c.pool}" if c.pool else ""
-    project = f"Project {c.project}" if c.project else "The project"
-    out = [f"{project} deserves {figure(c.deserved, 'its deserved GPU quota')}{pool} and has "
-           f"{figure(c.allocated, 'its allocated GPUs')} allocated; the workload requests "
-           f"{figure(c.requested, 'its GPU request')}."]
+    who = f"Project {c.project}" if c.project else "The project"
+    out = [f"{who}{pool}: {figure(c.deserved, 'deserved')}, {figure(c.allocated, 'allocated')}, "
+           f"{figure(c.limit, 'limit')}; the workload requests {c.requested or 'a GPU count not reported'}."]
     if c.preemptible is not True:
         out.append("Submit it as a preemptible workload to run over the deserved quota (it may then be preempted "
                    "when other projects reclaim their quota), or wait for the project's non-preemptible workloads "
