@@ -16,11 +16,12 @@ from workload_diagnose.agent.model import phases
 from workload_diagnose.agent.model.result import DiagnosisResult
 from workload_diagnose.evals.scenarios import Scenario
 
-ROUTES = {"routed": {"preempted", "pending_scheduling"},
-          "stopped": {"completed", "suspended", "phase_not_terminal", "cluster_mismatch"},
+ROUTES = {"routed": {"preempted", "pending_scheduling", "pod_start"},
+          "stopped": {"completed", "suspended", "phase_not_terminal", "cluster_mismatch", "not_pending"},
           "needs_input": {"missing_parameters", "no_matching_workload", "running_without_failure"}}
 SKILL_TOOLS = {"get_workload_status", "get_workload_spec", "get_workload_pods", "get_workload_history",
-               "get_workload_metrics", "list_workloads"}
+               "get_workload_metrics", "list_workloads", "find_project", "list_node_pools", "list_nodes",
+               "get_node_pool_gpus"}
 
 
 def label(outcome: str | None, category: str | None, route: str | None) -> str:
@@ -40,14 +41,19 @@ def all_labels() -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------------ verdict
+def verdict_of(res: Any) -> tuple[str, str | None, str | None]:
+    """(outcome, the category or a pending diagnosis's reason, route) of any procedure's result."""
+    return res.outcome, res.category or getattr(res, "reason", None), res.route
+
+
 def verdict_problems(sc: Scenario, res: DiagnosisResult) -> list[str]:
     e = sc.expected
     out = []
-    got = (res.outcome, res.category, res.route)
+    got = verdict_of(res)
     if got != e.verdict():
         out.append(f"verdict {got} != expected {e.verdict()}")
     if e.recurrence is not None:
-        n = res.recurrence.count if res.recurrence else None
+        n = res.recurrence.count if getattr(res, "recurrence", None) else None
         if n != e.recurrence:
             out.append(f"recurrence count {n} != expected {e.recurrence}")
     low = res.report.lower()
@@ -63,6 +69,10 @@ def verdict_problems(sc: Scenario, res: DiagnosisResult) -> list[str]:
 
 def validity_problems(res: DiagnosisResult) -> list[str]:
     """The --json contract, structurally (README): a result that breaks it is not a valid answer."""
+    if hasattr(res, "reason"):
+        from workload_diagnose.evals.pending_checks import pending_validity
+
+        return pending_validity(res, ROUTES)
     out = []
     if res.outcome == "diagnosed":
         if res.category not in CATEGORY_NAMES:
@@ -110,7 +120,11 @@ _DERIVED = [re.compile(p) for p in (
     r"after \d+ pages", r"returned \d+ value\(s\)", r"\d+ history record\(s\)", r"\d+ more \(from",
     r"×\d+ similar lines", r"cut at \d+ lines", r"Exit 12[67] means", r"Exit 1(?:37|43) \(SIG[A-Z]+\)",
     r"Tier [12]\b", r"\(x\d+\)", r"\bHTTP \d{3}\b", r"\bv[12]\b", r"\b[45]xx\b", r"\b(?:exit|exit code) 137\b "
-    r"\(SIGKILL\)", r"limit=\d+", r"offset=\d+", r"stopped after \d+ pages")]
+    r"\(SIGKILL\)", r"limit=\d+", r"offset=\d+", r"stopped after \d+ pages",
+    # the pending diagnosis's counts and durations: how long it waited (from its own timestamps and the clock),
+    # how many nodes/pods a read listed
+    r"Waiting: (?:\d+[dhm] ?)+", r"\d+ node\(s\) listed", r"and \d+ more node\(s\)", r"\d+ pod\(s\) listed",
+    r"of another node pool", r"\d+ listed node\(s\)")]
 _TOKEN = re.compile(r"[A-Za-z0-9_./:+=-]*[0-9][A-Za-z0-9_./:+=-]*")
 _NUM = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 
@@ -291,6 +305,10 @@ def minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
     more; otherwise spec (when the kind has an endpoint), pods (all pages), history (pages until the cutoff), and
     metrics only for OOMKilled or an exit 137 that stays unexplained.
     """
+    if sc.procedure == "pending":
+        from workload_diagnose.evals.pending_checks import pending_minimum_calls
+
+        return pending_minimum_calls(sc, world)
     a, e = sc.args, sc.expected
     calls: dict[str, int] = {}
     if not a.complete:

@@ -25,13 +25,15 @@ REPLAY_URL = "http://runai-simulator.local"
 class Expected(BaseModel):
     outcome: str
     category: str | None = None
+    reason: str | None = None  # a pending diagnosis's reason (agent/taxonomy/pending_reasons)
     route: str | None = None
     recurrence: int | None = None  # distinct same-category failures in the lookback (None: not checked)
     report_contains: list[str] = Field(default_factory=list)  # e.g. the recommendation an error class needs
     report_excludes: list[str] = Field(default_factory=list)  # e.g. secrets that must never be printed
 
     def verdict(self) -> tuple[str, str | None, str | None]:
-        return self.outcome, self.category, self.route
+        """(outcome, the category or the pending reason, route): the verdict a scored result is compared with."""
+        return self.outcome, self.category or self.reason, self.route
 
 
 class CaseArgs(BaseModel):
@@ -55,6 +57,7 @@ class Scenario(BaseModel):
     id: str
     path: Path
     description: str = ""
+    about: str = ""  # why the verdict follows from the skill's rules for this evidence
     # the case kind: the registered procedure that runs it (``case.json`` "procedure"; any whose spec says
     # ``eval_cases``: a new procedure's scenarios run with no change to the eval runner)
     procedure: str = "runai_failed"

@@ -43,8 +43,7 @@ def score_replay(ref: str) -> dict:
     t0 = time.perf_counter()
     rec: dict[str, Any] = {"id": sc.id, "suite": sc.suite, "confirmed": sc.confirmed, "replay_only": not sc.has_world,
                            "known_defect": sc.known_defect,
-                           "expected": _verdict_dict(sc.expected.outcome, sc.expected.category, sc.expected.route,
-                                                     sc.expected.recurrence)}
+                           "expected": _verdict_dict(*sc.expected.verdict(), sc.expected.recurrence)}
     try:
         res = replay(sc)
     except Exception as e:  # noqa: BLE001 - a replay that raises is a failed scenario, not a failed run
@@ -72,7 +71,8 @@ def score_replay(ref: str) -> dict:
     problems += result_problems(invented, leaks, cited, total)
     if n_min is not None and n_obs < n_min:
         problems.append(f"{n_obs} tool calls < the {n_min} the skill needs on this path (a step was skipped)")
-    rec.update(got=_verdict_dict(res.outcome, res.category, res.route, res.recurrence.count if res.recurrence else None),
+    rec.update(got=_verdict_dict(*checks.verdict_of(res),
+                                 res.recurrence.count if getattr(res, "recurrence", None) else None),
                problems=problems, citations=[cited, total], invented=invented, leaks=leaks,
                tool_calls={"observed": n_obs, "minimum": n_min, "by_tool": observed,
                            "minimum_by_tool": dict(sorted((minimum or {}).items()))})
@@ -82,6 +82,7 @@ def score_replay(ref: str) -> dict:
 
 # ------------------------------------------------------------------------------------------------ faults
 def fault_baseline(ref: str, tier1: str = "rest") -> dict:
+    from workload_diagnose.evals import checks
     from workload_diagnose.evals import faultmatrix as fm
     from workload_diagnose.evals.runner import live_run
 
@@ -95,7 +96,7 @@ def fault_baseline(ref: str, tier1: str = "rest") -> dict:
         run = live_run(sc)
     r = run.result
     return {"id": sc.id, "requests": run.requests, "error": run.error,
-            "verdict": [r.outcome, r.category, r.route] if r else None,
+            "verdict": list(checks.verdict_of(r)) if r else None,
             "endpoints": fm.endpoints_hit(run.requests), "seconds": run.seconds,
             "tools": sorted({n for n, _ in getattr(run, "mcp_calls", [])})}
 
@@ -472,6 +473,7 @@ def run(suites: list[str] | None = None, *, do_record: bool = False, echo=print,
 
 
 def _record(suites: list[str] | None, echo) -> int:
+    from workload_diagnose.evals.checks import verdict_of
     from workload_diagnose.evals.runner import record
 
     scs = [s for s in all_scenarios(suites or None, include_known_defects=True) if not s.tier2]
@@ -481,10 +483,10 @@ def _record(suites: list[str] | None, echo) -> int:
     bad = 0
     for sc in scs:
         res = record(sc)
-        got = (res.outcome, res.category, res.route)
+        got = verdict_of(res)
         ok = got == sc.expected.verdict()
         bad += not ok and not sc.known_defect
-        echo(f"{'ok  ' if ok else 'FAIL'} {sc.id:45s} {res.outcome:12s} {res.category or res.route}"
+        echo(f"{'ok  ' if ok else 'FAIL'} {sc.id:45s} {res.outcome:12s} {got[1] or res.route}"
              + ("" if ok else f"   expected {sc.expected.verdict()}"))
     echo(f"{len(scs)} recorded, {bad} with an unexpected verdict")
     return 1 if bad else 0

@@ -64,14 +64,13 @@ class WaitContext:
     requested: str | None = None  # "8 GPUs" as read
     deserved: str | None = None
     allocated: str | None = None
-    limit: str | None = None
+    limit: str | None = None  # None also when the project has no limit
     free: str | None = None
     total: str | None = None
     other_pools: tuple[str, ...] = ()  # other pools of the cluster with free GPUs (as read)
     preemptible: bool | None = None
     mismatches: tuple[str, ...] = ()  # spec vs the pools' nodes, one line each
     gang: str | None = None  # "needs N pods, M exist" as read
-    message: str | None = None  # the deciding system message, quoted
     namespace: str | None = None
     first_pod: str | None = None
 

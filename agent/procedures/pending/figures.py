@@ -117,12 +117,12 @@ def quota_lines(project: Any, pools: list[str]) -> list[EvidenceLine]:
     shown = [p for p in project.pools if p.node_pool in pools] if pools else project.pools
     out = []
     for p in shown:
-        lim = "no limit" if p.unlimited else (fmt(p.limit.gpu) or "not reported")
+        lim = "no GPU limit" if p.unlimited else f"limit {fmt(p.limit.gpu) or 'not reported'} GPUs"
         alloc = p.allocated.gpu if p.allocated else None
         nonp = p.allocated_non_preemptible.gpu if p.allocated_non_preemptible else None
         out.append(EvidenceLine(source="find_project", text=(
             f"Project {project.name} in node pool {p.node_pool}: deserved {fmt(p.deserved.gpu) or 'not reported'} "
-            f"GPUs, limit {lim}, allocated {fmt(alloc) or 'not reported'} GPUs (non-preemptible "
+            f"GPUs, {lim}, allocated {fmt(alloc) or 'not reported'} GPUs (non-preemptible "
             f"{fmt(nonp) or 'not reported'})")))
     if pools and not shown:
         out.append(EvidenceLine(source="find_project", text=f"Project {project.name} has no quota entry for node "

@@ -83,7 +83,7 @@ def _diagnosed(res: PendingResult, state: State, waits: list[EvidenceLine]) -> l
             allocated_non_preemptible_gpus=p.allocated_non_preemptible.gpu if p.allocated_non_preemptible else None)
             for p in shown])
     res.capacity = _capacity(pools, node_pools, capacity)
-    ctx = _context(state, requested, project, capacity, mismatches, waits, rec.name)
+    ctx = _context(state, requested, project, capacity, mismatches)
     res.recommendations = rec.recommend(ctx)
     if state.preempted:
         cmd = command_for_route("preempted")
@@ -118,8 +118,7 @@ def _capacity(pools: list[str], node_pools: list | None, capacity: list) -> list
     return out
 
 
-def _context(state: State, r: Requested, project, capacity: list, mismatches: list[str], waits: list[EvidenceLine],
-             name: str) -> WaitContext:
+def _context(state: State, r: Requested, project, capacity: list, mismatches: list[str]) -> WaitContext:
     pool = state.pools[0] if state.pools else None
     pq = project.pool(pool) if project is not None and pool else None
     g = next((c for c in capacity if c is not None and c.node_pool == pool), None)
@@ -135,14 +134,13 @@ def _context(state: State, r: Requested, project, capacity: list, mismatches: li
     gang = (f"{r.pods if r.pods is not None else 'an unreported number of'} pod(s) requested, "
             f"{len(listed)} pod(s) listed") if listed is not None else None
     w = state.workload
-    first = next((x for x in state.waits if x.reason == name), None)
     return WaitContext(
         project=project.name if project is not None else w.projectName, pool=pool, requested=asked,
         deserved=fig.fmt(pq.deserved.gpu) if pq else None,
         allocated=fig.fmt(pq.allocated.gpu) if pq and pq.allocated else None,
-        limit=fig.fmt(pq.limit.gpu) if pq else None, free=fig.fmt(g.free) if g else None,
+        limit=fig.fmt(pq.limit.gpu) if pq and not pq.unlimited else None, free=fig.fmt(g.free) if g else None,
         total=fig.fmt(g.total) if g else None, other_pools=others, preemptible=r.preemptible,
-        mismatches=tuple(mismatches), gang=gang, message=first.text if first else None, namespace=w.namespace,
+        mismatches=tuple(mismatches), gang=gang, namespace=w.namespace,
         first_pod=listed[0].name if listed else None)
 
 

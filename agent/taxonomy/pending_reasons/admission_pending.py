@@ -7,7 +7,7 @@ from workload_diagnose.agent.taxonomy.pending_record import PendingReason, WaitC
 
 def recommend(c: WaitContext) -> list[str]:
     where = f" (kubectl get workload -n {c.namespace})" if c.namespace else ""
-    return [f"Kueue has not admitted the workload{': ' + c.message if c.message else ''}. Check that its LocalQueue "
+    return ["Kueue has not admitted the workload (its message above). Check that its LocalQueue "
             "exists and points to an active ClusterQueue, and the ClusterQueue's unused quota for what it requests"
             f"{where}; the queue owner decides quota and priority. Nodes and GPUs are not the cause before "
             "admission."]

@@ -7,7 +7,7 @@ from workload_diagnose.agent.taxonomy.pending_record import NODE_POOLS, NODES, S
 
 
 def recommend(c: WaitContext) -> list[str]:
-    out = [f"No node matches the workload's constraints{': ' + c.message if c.message else ''}."]
+    out = ["No node the workload may use matches its constraints (the scheduler's message above)."]
     out += [f"Spec vs nodes: {m}" for m in c.mismatches]
     out.append("Fix the node pool, node type, affinity or tolerations in the submitted spec to match the pool's "
                "nodes, or ask the platform admin to label or untaint nodes for it.")

@@ -9,8 +9,9 @@ from workload_diagnose.agent.taxonomy.pending_record import (CAPACITY, PROJECT, 
 def recommend(c: WaitContext) -> list[str]:
     pool = f" in node pool {c.pool}" if c.pool else ""
     who = f"Project {c.project}" if c.project else "The project"
-    out = [f"{who}{pool}: {figure(c.deserved, 'deserved')}, {figure(c.allocated, 'allocated')}, "
-           f"{figure(c.limit, 'limit')}; the workload requests {c.requested or 'a GPU count not reported'}."]
+    limit = f", {figure(c.limit, 'limit')}" if c.limit is not None else ""
+    out = [f"{who}{pool}: {figure(c.deserved, 'deserved')}, {figure(c.allocated, 'allocated')}{limit}; the "
+           f"workload requests {c.requested or 'a GPU count not reported'}."]
     if c.preemptible is not True:
         out.append("Submit it as a preemptible workload to run over the deserved quota (it may then be preempted "
                    "when other projects reclaim their quota), or wait for the project's non-preemptible workloads "
