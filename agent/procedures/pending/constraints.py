@@ -55,9 +55,10 @@ def spec_lines(c: Constraints) -> list[EvidenceLine]:
     src = "get_workload_spec"
     aff = " OR ".join(" AND ".join(_expr(e) for e in term) or "(empty term)" for term in c.affinity) or "none"
     tols = ", ".join(_tol(t) for t in c.tolerations) or "none"
-    return [EvidenceLine(source=src, text=f"Submitted placement: node pools {', '.join(c.node_pools) or 'not set'}; "
-                                          f"node type {quote(c.node_type) if c.node_type else 'not set'}; required node "
-                                          f"affinity {aff}; tolerations {tols}")]
+    pools = ", ".join(c.node_pools) or "not set"
+    node_type = quote(c.node_type) if c.node_type else "not set"
+    return [EvidenceLine(source=src, text=f"Submitted placement: node pools {pools}; node type {node_type}; "
+                                          f"required node affinity {aff}; tolerations {tols}")]
 
 
 def tolerates(tol: dict, taint: Any) -> bool:

@@ -160,8 +160,9 @@ def node_lines(nodes: list) -> list[EvidenceLine]:
         gpu = f"{n.gpu_type or 'GPU type not reported'} x{fmt(n.gpu_count) or '?'}" if n.gpu_type or n.gpu_count \
             else "no GPUs reported"
         taints = ", ".join(t.text for t in n.taints) or "none"
-        out.append(EvidenceLine(source="list_nodes", text=f"Node {n.name} (pool {n.node_pool}): "
-                                                          f"{n.status or 'status not reported'}; {gpu}; taints: {taints}"))
+        status = n.status or "status not reported"
+        out.append(EvidenceLine(source="list_nodes", text=f"Node {n.name} (pool {n.node_pool}): {status}; {gpu}; "
+                                                          f"taints: {taints}"))
     if len(nodes) > MAX_NODES_SHOWN:
         out.append(EvidenceLine(source="list_nodes", text=f"… and {len(nodes) - MAX_NODES_SHOWN} more node(s)"))
     return out

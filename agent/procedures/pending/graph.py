@@ -9,13 +9,14 @@
                   └─ ┬ read_pods                      get_workload_pods                     ┐ concurrent
                      └ read_history (events: null)    get_workload_history (current episode) ┘
                         └─ check_pods    a pod past scheduling / failing to start → routed; else the reason:
-                            │            the strongest wait message (agent/taxonomy/pending_reasons), UNKNOWN if none
-                            ├─ report                                                         (no figures needed)
-                            └─ ┬ read_project     find_project: deserved / limit / allocated per node pool   ┐
-                               ├ read_node_pools  list_node_pools: phase, nodes                              │ only
-                               ├ read_capacity    get_node_pool_gpus: total / allocated / free GPUs per pool │ what the
-                               ├ read_spec        get_workload_spec: node pools, node type, affinity, tolerations │ reason
-                               └ read_nodes       list_nodes: status, taints, GPU type of the pool's nodes   ┘ needs
+                            │            the strongest wait message (agent/taxonomy/pending_reasons), else the
+                            │            fallback
+                            ├─ report                                                  (no figure needed)
+                            └─ ┬ read_project     find_project: deserved / limit / allocated per pool  ┐
+                               ├ read_node_pools  list_node_pools: phase, nodes                        │ only what
+                               ├ read_capacity    get_node_pool_gpus: total / allocated / free GPUs    │ the reason
+                               ├ read_spec        get_workload_spec: pools, node type, affinity, tolerations │ needs
+                               └ read_nodes       list_nodes: status, taints, GPU type of the pool's nodes   ┘
                                   └─ report       the reason first, its owner, the figures as read, what to do
 
 Input: ``{"request": PendingRequest}``; output: ``{"result": PendingResult}``; the sources and limits travel as the

@@ -23,7 +23,8 @@ REASON = PendingReason(
     "platform", recommend, reads=frozenset({PROJECT, NODE_POOLS, CAPACITY}), rules=(
         WaitRule("node_pool_full.capacity",
                  message=r"\bInsufficient (?!unused)\S+|\bhave enough resources?\b|\bno nodes with enough "
-                         r"resources were found\b|\bNot enough resources (?:in the requested nodepool|for the workload)\b",
+                         r"resources were found\b|\bNot enough resources (?:in the requested nodepool|for the "
+                         r"workload)\b",
                  true=(
                      # NVIDIA/k8s-device-plugin#430
                      ("FailedScheduling", "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 "
