@@ -11,6 +11,8 @@
                         └─ check_pods    a pod past scheduling / failing to start → routed; else the reason:
                             │            the strongest wait message (agent/taxonomy/pending_reasons), else the
                             │            fallback
+                            ├─ read_kube  (no Run:ai message names it) Tier 2: the pods' PodScheduled condition and
+                            │             events, the lifecycle view's scheduling layer; Kueue → the lifecycle view
                             ├─ report                                                  (no figure needed)
                             └─ ┬ read_project     find_project: deserved / limit / allocated per pool  ┐
                                ├ read_node_pools  list_node_pools: phase, nodes                        │ only what
@@ -44,7 +46,8 @@ def build_graph():
     g.add_node("check_phase", n.check_phase, destinations=("read_pods", "read_history", "report"))
     g.add_node("read_pods", n.read_pods)
     g.add_node("read_history", n.read_history)
-    g.add_node("check_pods", n.check_pods, destinations=(*FIGURE_READS, "report"))
+    g.add_node("check_pods", n.check_pods, destinations=(*FIGURE_READS, "read_kube", "report"))
+    g.add_node("read_kube", n.read_kube, destinations=(*FIGURE_READS, "report"))
     for key, read in READERS.items():
         g.add_node(f"read_{key}", read)
         g.add_edge(f"read_{key}", "report")

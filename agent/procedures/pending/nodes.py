@@ -6,11 +6,13 @@ where the procedure goes next returns a ``Command``: an early end is one ``Comma
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from workload_diagnose.agent.model import phases
-from workload_diagnose.agent.model.findings import calls_of, limitations
+from workload_diagnose.agent.model.findings import Call, calls_of, limitations
 from workload_diagnose.agent.model.outcomes import Route, Stop
 from workload_diagnose.agent.model.signals import Kind, kinds_of
 from workload_diagnose.agent.procedures.kit import evidence as ev
@@ -146,7 +148,7 @@ NO_WAIT_MESSAGE = ("The recent events could not be fetched, and neither the stat
 
 def check_pods(state: State, runtime: Runtime[Context]) -> Command:
     """A pod past scheduling or failing to start sends the workload to the failed diagnosis; otherwise the wait
-    messages name the reason, and the reads its figures need fan out."""
+    messages name the reason (Tier 2 is read when none does), and the reads its figures need fan out."""
     st, now = state.status.data, state.request.now
     pods = state.pods.data if state.pods is not None and state.pods.ok else []
     names = ev.names_of(st, pods)
@@ -164,12 +166,42 @@ def check_pods(state: State, runtime: Runtime[Context]) -> Command:
     if Kind.POD_SCHEDULED in kinds:
         return _end(_pod_start("The workload's pod is already past scheduling"), next=command_of(FAILED), **found)
     all_waits = list(state.waits) + waits
-    reason = min((BY_NAME[x.reason] for x in all_waits), key=lambda r: r.precedence, default=UNKNOWN)
-    if reason is UNKNOWN and state.deferred:
-        found["limitations"] = limitations(Step.VERDICT, NO_WAIT_MESSAGE)
-    found.update(reason=reason.name, pools=pev.pools_in_question(all_waits, pev.requested(st), MAX_POOLS))
+    found["limitations"] = limitations(Step.VERDICT, NO_WAIT_MESSAGE) if state.deferred and not all_waits else []
+    if not all_waits and runtime.context.kube is not None:
+        return Command(goto="read_kube", update=found)
+    if not all_waits:
+        found["limitations"] += limitations(Step.KUBE, "No Run:ai message names why the workload waits; the "
+                                                       "scheduler's events of its pods (Tier 2) might, but Tier 2 is "
+                                                       f"unavailable: {runtime.context.kube_unavailable}.")
+    return _fan_out(all_waits, st, found)
+
+
+def _fan_out(waits: list, st, found: dict) -> Command:
+    """The reason the wait messages show (the strongest; the fallback when none does), then its figure reads."""
+    reason = min((BY_NAME[x.reason] for x in waits), key=lambda r: r.precedence, default=UNKNOWN)
+    found.update(reason=reason.name, pools=pev.pools_in_question(waits, pev.requested(st), MAX_POOLS))
     reads = [f"read_{k}" for k in READERS if k in reason.reads]
     return Command(goto=reads or ["report"], update=found)
+
+
+def read_kube(state: State, runtime: Runtime[Context]) -> Command:
+    """Tier 2 when no Run:ai message names the reason: the pods' scheduling condition and events, the lifecycle
+    view's scheduling layer; a pod already bound to a node or failing to start is the failed diagnosis's."""
+    from workload_diagnose.agent.procedures.pending.tier2 import collect
+
+    ctx = runtime.context
+    ctx.step("kubectl (read-only)")
+    bounded = getattr(ctx.kube, "bounded_by", None)
+    with bounded(ctx.deadline) if bounded is not None and ctx.deadline is not None else nullcontext():
+        kube = collect(ctx.kube, ctx.limits, state)
+    found: dict = {"kube": kube, "signals": kube.signals, "waits": kube.waits,
+                   "calls": [Call(step=Step.KUBE, tool="kubernetes", request=c) for c in kube.calls],
+                   "limitations": limitations(Step.KUBE, *kube.limitations)}
+    if kinds_of(kube.signals) & DIRECT_FAILURE_KINDS:
+        return _end(_pod_start("The Pending workload's pod shows a start failure"), next=command_of(FAILED), **found)
+    if kube.past_scheduling:
+        return _end(_pod_start("The workload's pod is already bound to a node"), next=command_of(FAILED), **found)
+    return _fan_out(list(state.waits) + kube.waits, state.status.data, found)
 
 
 def report(state: State, runtime: Runtime[Context]) -> dict:

@@ -31,7 +31,7 @@ def build_result(state: State, ctx: Context) -> PendingResult:
                         next=state.next)
     found = list(state.limitations)
     res.tool_calls = [ToolCall(tool=c.tool, request=c.request, status=c.status) for c in ordered(state.calls)]
-    res.ignored_instructions = injections(ctx.runai, None)
+    res.ignored_instructions = injections(ctx.runai, state.kube)
     waits = [EvidenceLine(source=x.source, text=x.text) for x in state.waits]
     if stop is not None:
         shown = [s for s in ordered_signals(state.signals) if s.kind in DIRECT_FAILURE_KINDS | {Kind.POD_SCHEDULED}]
@@ -74,6 +74,8 @@ def _diagnosed(res: PendingResult, state: State, waits: list[EvidenceLine]) -> l
     lines += fig.node_lines([n for ns in nodes.values() for n in ns])
     lines += [EvidenceLine(source="get_workload_spec" if spec_c else "list_nodes", text=f"Spec vs nodes: {m}")
               for m in mismatches]
+    if state.kube is not None:
+        lines += state.kube.lines
     res.evidence = dedupe(lines)
     if project is not None:
         shown = [p for p in project.pools if p.node_pool in pools] if pools else project.pools
@@ -84,7 +86,7 @@ def _diagnosed(res: PendingResult, state: State, waits: list[EvidenceLine]) -> l
             for p in shown])
     res.capacity = _capacity(pools, node_pools, capacity)
     ctx = _context(state, requested, project, capacity, mismatches)
-    res.recommendations = rec.recommend(ctx)
+    res.recommendations = rec.recommend(ctx) + (state.kube.recommendations if state.kube else [])
     if state.preempted:
         cmd = command_for_route("preempted")
         res.recommendations.append("It was preempted before it waited again: "

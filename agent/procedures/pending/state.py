@@ -7,6 +7,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from workload_diagnose.agent.model.findings import Added, Call, Limitation
+from workload_diagnose.agent.model.lines import EvidenceLine
 from workload_diagnose.agent.model.outcomes import Stop
 from workload_diagnose.agent.model.pending import PendingResult
 from workload_diagnose.agent.model.request import DiagnosisRequest
@@ -44,6 +45,19 @@ class WaitLine(BaseModel):
     pool: str | None = None  # the node pool the message is about, when it names one
 
 
+class KubeFound(BaseModel):
+    """What Tier 2 (read-only Kubernetes) contributed."""
+
+    waits: list[WaitLine] = Field(default_factory=list)
+    signals: list[Signal] = Field(default_factory=list)
+    lines: list[EvidenceLine] = Field(default_factory=list)
+    past_scheduling: bool = False  # a pod of the workload is bound to a node
+    calls: list[str] = Field(default_factory=list)
+    limitations: list[str] = Field(default_factory=list)
+    recommendations: list[str] = Field(default_factory=list)
+    injections: list = Field(default_factory=list)
+
+
 class State(BaseModel):
     request: PendingRequest
     selected_id: str | None = None
@@ -56,6 +70,7 @@ class State(BaseModel):
     capacity: list[ToolResult] = Field(default_factory=list)
     spec: ToolResult | None = None
     nodes: list[ToolResult] = Field(default_factory=list)
+    kube: KubeFound | None = None
     # findings
     signals: Added[Signal] = Field(default_factory=list)  # failure / progress signals (the phase rules)
     waits: Added[WaitLine] = Field(default_factory=list)
