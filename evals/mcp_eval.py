@@ -88,8 +88,7 @@ def score_mcp(ref: str) -> dict:
     sc = _load(ref)
     rec: dict[str, Any] = {"id": sc.id, "suite": sc.suite, "confirmed": sc.confirmed, "replay_only": False,
                            "known_defect": sc.known_defect,
-                           "expected": _verdict_dict(sc.expected.outcome, sc.expected.category, sc.expected.route,
-                                                     sc.expected.recurrence)}
+                           "expected": _verdict_dict(*sc.expected.verdict(), sc.expected.recurrence)}
     t0 = time.perf_counter()
     kube_bodies: list[str] = []
     if sc.tier2:  # Kubernetes from the cassette; the simulator (localhost) is not intercepted
@@ -121,11 +120,13 @@ def score_mcp(ref: str) -> dict:
     cited, total = checks.citations(res)
     observed = checks.observed_calls(res)
     problems += result_problems(invented, leaks, cited, total)
-    refused = [n for n, _ in run.mcp_calls if n not in TOOL_ENDPOINT]
+    from workload_diagnose.tools.runai.mcp.allow import READ_TOOLS
+
+    refused = [n for n, _ in run.mcp_calls if n not in READ_TOOLS]  # the client's own allow-list, every capability
     if refused:
         problems.append(f"tools outside the allow-list were called: {refused}")
-    count = res.recurrence.count if res.recurrence else None
-    rec.update(got=_verdict_dict(res.outcome, res.category, res.route, count),
+    count = res.recurrence.count if getattr(res, "recurrence", None) else None
+    rec.update(got=_verdict_dict(*checks.verdict_of(res), count),
                problems=problems, citations=[cited, total], invented=invented, leaks=leaks,
                tool_calls={"observed": sum(observed.values()), "minimum": None, "by_tool": observed,
                            "minimum_by_tool": {}})

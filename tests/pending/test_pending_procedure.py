@@ -142,3 +142,18 @@ def test_how_long_it_waited_is_read_never_guessed():
     assert waited(future, now)[0] is None and "cannot be used" in waited(future, now)[1]
     assert waited(WorkloadStatus(workload=Workload(id="w")), now)[0] is None
     assert (duration(59), duration(3600), duration(5400)) == ("under 1m", "1h", "1h 30m")
+
+
+@pytest.mark.parametrize("sid,text", [
+    ("pending/quota-non-preemptible", "Node pool a100: 2 free of 32 GPUs (30 allocated)"),
+    ("pending/full-kai-other-pool-free", "Node pools with free GPUs: h100 (12 free)"),
+    ("pending/no-match-untolerated-taint", "dedicated=inference:NoSchedule on gpu-a100-1"),
+    ("pending/missing-nodes-read-fails", "The nodes of node pool a100 could not be read"),
+    ("pending/unknown-no-message", "Node pool a100: 12 free of 32 GPUs"),
+])
+def test_the_node_capability_figures_over_rest(sid, text):
+    """What only the REST source reads (the 'nodes' capability: the official MCP server has no such tool, so the
+    scenarios, which also run through MCP, do not ask for these lines)."""
+    from workload_diagnose.evals.runner import replay
+
+    assert text in replay(load_scenario(sid)).report
