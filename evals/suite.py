@@ -102,6 +102,7 @@ def fault_baseline(ref: str, tier1: str = "rest") -> dict:
 
 
 def fault_run(ref: str, variant: str, endpoint: str, base: dict, tier1: str = "rest") -> dict:
+    from workload_diagnose.evals import checks
     from workload_diagnose.evals import faultmatrix as fm
     from workload_diagnose.evals.runner import live_run
 
@@ -125,7 +126,7 @@ def fault_run(ref: str, variant: str, endpoint: str, base: dict, tier1: str = "r
     xfail = None
     if problems and r is not None:
         xfail = fm.known_defect(endpoint, fm.variant_of(variant)[0].transient, tuple(base["verdict"] or ()),
-                                (r.outcome, r.category, r.route))
+                                checks.verdict_of(r))
         if xfail and not all(p.startswith("persistent fault changed the verdict") for p in problems):
             xfail = None  # only the known verdict change is excused; anything else still fails
     if xfail:
@@ -133,7 +134,7 @@ def fault_run(ref: str, variant: str, endpoint: str, base: dict, tier1: str = "r
     return {"id": sc.id, "variant": variant, "endpoint": endpoint, "problems": problems, "xfail": xfail,
             "transient": fm.variant_of(variant)[0].transient, "fired": run.fired > 0,
             "got": "fatal:" + run.error_kind if run.error_kind else
-            ":".join(str(x) for x in (r.outcome, r.category or r.route)),
+            ":".join(str(x) for x in (r.outcome, checks.verdict_of(r)[1] or r.route)),
             "requests": len(run.requests), "seconds": run.seconds}
 
 
@@ -269,7 +270,7 @@ def _fault_matrix(scs: list[Scenario], refs: list[str], jobs: int, fault_filter,
     tasks = []
     base_problems = []
     for (sc, ref), b in zip(live, bases):
-        exp = [sc.expected.outcome, sc.expected.category, sc.expected.route]
+        exp = list(sc.expected.verdict())
         if b["verdict"] != exp and not sc.known_defect:
             base_problems.append({"id": sc.id, "variant": "none", "endpoint": "-",
                                   "problems": [f"fault-free live run gave {b['verdict']} ({b['error']}), expected {exp}"]})

@@ -77,3 +77,19 @@ def newest_first(workloads: list) -> list:
         return (t is None, -(t.timestamp() if t else 0.0))
 
     return sorted(workloads, key=key)
+
+
+def checked_status(st: ToolResult, workload_id: str, step: int) -> tuple[object, dict]:
+    """Step 1.2's rule for the selected workload's status read, for every Run:ai procedure: (the ``Stop`` when the
+    workload does not exist, else None; the state update). A read the run cannot go on without raises (refused
+    credentials, an API that could not answer, a body that is no workload)."""
+    from workload_diagnose.agent.procedures.kit import stops
+
+    if st.status == ToolStatus.ABSENT:
+        return stops.no_match(f"Workload {workload_id} was not found. Please check the workload ID or give the "
+                              "workload name and project."), status_update(st, step)
+    fatal_if_unreachable(st, f"workload {workload_id}")
+    if not st.ok:
+        raise ApiUnavailable(f"the Run:ai API returned an unusable status for workload {workload_id}: "
+                             f"{st.error.message if st.error else 'unknown error'}")
+    return None, status_update(st, step)

@@ -18,8 +18,8 @@ from workload_diagnose.agent.model.signals import Kind, kinds_of
 from workload_diagnose.agent.procedures.kit import evidence as ev
 from workload_diagnose.agent.procedures.kit import routing, stops
 from workload_diagnose.agent.procedures.kit.context import Context
-from workload_diagnose.agent.procedures.kit.reads import (fatal_if_unreachable, newest_first, read_limitations,
-                                                          status_update)
+from workload_diagnose.agent.procedures.kit.reads import (checked_status, fatal_if_unreachable, newest_first,
+                                                          read_limitations)
 from workload_diagnose.agent.procedures.pending import evidence as pev
 from workload_diagnose.agent.procedures.pending.answers import FAILED, command_of
 from workload_diagnose.agent.procedures.pending.figures import READERS
@@ -83,13 +83,8 @@ def get_workload_status(state: State, runtime: Runtime[Context]) -> Command:
     ctx, wid = runtime.context, state.selected_id
     ctx.step("get_workload_status")
     st = ctx.runai.get_workload_status(wid, cutoff=state.request.cutoff)
-    fatal_if_unreachable(st, f"workload {wid}")
-    if not st.ok:
-        return _end(stops.no_match(f"Workload {wid} was not found ({st.error.message if st.error else 'error'}). "
-                                   "Please confirm the workload ID and cluster."),
-                    calls=calls_of(st, Step.STATUS),
-                    limitations=limitations(Step.STATUS, *(f"{st.tool}: {n}" for n in st.notes)))
-    return Command(goto="check_phase", update=status_update(st, Step.STATUS))
+    stop, update = checked_status(st, wid, Step.STATUS)
+    return _end(stop, **update) if stop is not None else Command(goto="check_phase", update=update)
 
 
 # ------------------------------------------------------------------------------------------------ the phase rule
@@ -161,12 +156,16 @@ def check_pods(state: State, runtime: Runtime[Context]) -> Command:
         waits += pev.history_waits(state.history.data, names, since)
     kinds = kinds_of(list(state.signals) + added)
     found: dict = {"signals": added, "waits": waits, "preempted": routing.preempted(kinds)}
+    if state.pods is None or not state.pods.ok:
+        found["limitations"] = limitations(Step.PODS, "Without the pods, a pod past scheduling or failing to start "
+                                                      "could only be excluded from the status, which shows none.")
     if kinds & DIRECT_FAILURE_KINDS:
         return _end(_pod_start("The Pending workload shows a pod-start failure"), next=command_of(FAILED), **found)
     if Kind.POD_SCHEDULED in kinds:
         return _end(_pod_start("The workload's pod is already past scheduling"), next=command_of(FAILED), **found)
     all_waits = list(state.waits) + waits
-    found["limitations"] = limitations(Step.VERDICT, NO_WAIT_MESSAGE) if state.deferred and not all_waits else []
+    found["limitations"] = found.get("limitations", []) + (
+        limitations(Step.VERDICT, NO_WAIT_MESSAGE) if state.deferred and not all_waits else [])
     if not all_waits and runtime.context.kube is not None:
         return Command(goto="read_kube", update=found)
     if not all_waits:

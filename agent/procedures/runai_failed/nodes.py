@@ -20,14 +20,13 @@ from workload_diagnose.agent.model.time import iso, parse_time, timestamp_proble
 from workload_diagnose.agent.procedures.kit import evidence as ev
 from workload_diagnose.agent.procedures.kit import routing, stops
 from workload_diagnose.agent.procedures.kit.context import Context
-from workload_diagnose.agent.procedures.kit.reads import newest_first, read_limitations, status_update
+from workload_diagnose.agent.procedures.kit.reads import checked_status, newest_first, read_limitations, status_update
 from workload_diagnose.agent.procedures.runai_failed.recurrence import Episode, count_recurrence, episodes, split_current
 from workload_diagnose.agent.procedures.runai_failed.state import KubeEvidence, State, Step
 from workload_diagnose.agent.taxonomy import metrics_needed_by
 from workload_diagnose.agent.taxonomy.classifier import classify
 from workload_diagnose.agent.procedures.kit.reads import fatal_if_unreachable
-from workload_diagnose.tools.base import ToolStatus
-from workload_diagnose.tools.runai import ApiUnavailable, WorkloadStatus
+from workload_diagnose.tools.runai import WorkloadStatus
 
 
 
@@ -119,14 +118,8 @@ def get_workload_status(state: State, runtime: Runtime[Context]) -> Command:
     ctx = runtime.context
     ctx.step("get_workload_status")
     st = ctx.runai.get_workload_status(state.selected_id, cutoff=state.request.cutoff)
-    if st.status == ToolStatus.ABSENT:
-        return _end(stops.no_match(f"Workload {state.selected_id} was not found. Please check the workload ID or "
-                                   "give the workload name and project."), **status_update(st, Step.STATUS))
-    fatal_if_unreachable(st, f"workload {state.selected_id}")
-    if not st.ok:
-        raise ApiUnavailable(f"the Run:ai API returned an unusable status for workload {state.selected_id}: "
-                             f"{st.error.message if st.error else 'unknown error'}")
-    return Command(goto="check_phase", update=status_update(st, Step.STATUS))
+    stop, update = checked_status(st, state.selected_id, Step.STATUS)
+    return _end(stop, **update) if stop is not None else Command(goto="check_phase", update=update)
 
 
 READS = ["inspect_spec", "inspect_pods", "inspect_history"]
