@@ -1,4 +1,4 @@
-"""The public CLI end to end: simulator started with `workload-diagnose simulate`, `failed --json` run twice."""
+"""The public CLI end to end: simulator started with `workload-diagnose simulate`, `failed --json` (and a scenario's own command) run twice."""
 from __future__ import annotations
 
 import pytest
@@ -7,7 +7,8 @@ from workload_diagnose.evals.cli_check import check
 from workload_diagnose.evals.scenarios import load_scenario
 
 
-@pytest.mark.parametrize("sid", ["core/oom-metrics", "core/route-preempted", "core/option-b-active-crashloop"])
+@pytest.mark.parametrize("sid", ["core/oom-metrics", "core/route-preempted", "core/option-b-active-crashloop",
+                                 "pending/quota-non-preemptible"])
 def test_cli_against_the_projects_own_simulator(sid):
     ok, why = check(load_scenario(sid))
     assert ok, why
