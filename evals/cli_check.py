@@ -1,6 +1,6 @@
 """End-to-end check of the public CLI contract: for every scenario, start the simulator with the project's own
-command (``workload-diagnose simulate``), run the scenario's command (``failed``, ``pending`` …, ``--json``) twice as a subprocess, and
-compare outcome/category/route with the scenario's expectation and the two outputs byte for byte.
+command (``workload-diagnose simulate``), run the scenario's command (``failed``, ``pending`` … ``--json``) twice as
+a subprocess, and compare outcome/category/route with the scenario's expectation and the two outputs byte for byte.
 
     python -m workload_diagnose.evals.cli_check [SUITE...]
 """

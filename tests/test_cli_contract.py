@@ -1,4 +1,5 @@
-"""The public CLI end to end: simulator started with `workload-diagnose simulate`, `failed --json` (and a scenario's own command) run twice."""
+"""The public CLI end to end: simulator started with `workload-diagnose simulate`, the scenario's command
+(`failed --json`, `pending --json`) run twice."""
 from __future__ import annotations
 
 import pytest
