@@ -20,12 +20,12 @@ from workload_diagnose.agent.model.time import iso, parse_time, timestamp_proble
 from workload_diagnose.agent.procedures.kit import evidence as ev
 from workload_diagnose.agent.procedures.kit import routing, stops
 from workload_diagnose.agent.procedures.kit.context import Context
-from workload_diagnose.agent.procedures.kit.reads import checked_status, newest_first, read_limitations, status_update
+from workload_diagnose.agent.procedures.kit.reads import (checked_status, fatal_if_unreachable, newest_first,
+                                                          read_limitations, status_update)
 from workload_diagnose.agent.procedures.runai_failed.recurrence import Episode, count_recurrence, episodes, split_current
 from workload_diagnose.agent.procedures.runai_failed.state import KubeEvidence, State, Step
 from workload_diagnose.agent.taxonomy import metrics_needed_by
 from workload_diagnose.agent.taxonomy.classifier import classify
-from workload_diagnose.agent.procedures.kit.reads import fatal_if_unreachable
 from workload_diagnose.tools.runai import WorkloadStatus
 
 
