@@ -1,7 +1,7 @@
 """End-to-end check of the public CLI contract: for every scenario, start the simulator with the project's own
 command (``workload-diagnose simulate``), run its procedure's command (``workload-diagnose failed … --json``, or the
-one its case names) twice as a subprocess, and compare outcome/verdict/route with the scenario's expectation and
-the two outputs byte for byte.
+one its case names: ``preempted``, ``pending``) twice as a subprocess, and compare outcome/verdict/route with the
+scenario's expectation and the two outputs byte for byte.
 
     python -m workload_diagnose.evals.cli_check [SUITE...]
 """
