@@ -17,16 +17,17 @@ from workload_diagnose.agent.model.result import DiagnosisResult
 from workload_diagnose.evals.scenarios import Scenario
 from workload_diagnose.evals.worldcalls import history_pages
 
-ROUTES = {"routed": {"preempted", "pending_scheduling"},
-          "stopped": {"completed", "suspended", "phase_not_terminal", "cluster_mismatch"},
+ROUTES = {"routed": {"preempted", "pending_scheduling", "pod_start"},
+          "stopped": {"completed", "suspended", "phase_not_terminal", "cluster_mismatch", "not_pending"},
           "needs_input": {"missing_parameters", "no_matching_workload", "running_without_failure"}}
 SKILL_TOOLS = {"get_workload_status", "get_workload_spec", "get_workload_pods", "get_workload_history",
-               "get_workload_metrics", "list_workloads", "find_project", "list_node_pools"}
+               "get_workload_metrics", "list_workloads", "find_project", "list_node_pools", "list_nodes",
+               "get_node_pool_gpus"}
 
 
 def verdict_of(res: Any) -> tuple[str, str | None, str | None]:
-    """(outcome, the verdict's name, route) of any procedure's result: the failed-workload category, or the
-    preempted procedure's reason (scored in the same column)."""
+    """(outcome, the verdict's name, route) of any procedure's result: the failed-workload category, the preempted
+    procedure's reason or the pending procedure's reason (scored in the same column)."""
     return res.outcome, getattr(res, "category", None) or getattr(res, "reason", None), res.route
 
 
@@ -34,6 +35,12 @@ def _preempted(res: Any) -> bool:
     from workload_diagnose.agent.model.preemption import PreemptionResult
 
     return isinstance(res, PreemptionResult)
+
+
+def _pending(res: Any) -> bool:
+    from workload_diagnose.agent.model.pending import PendingResult
+
+    return isinstance(res, PendingResult)
 
 
 def label(outcome: str | None, category: str | None, route: str | None) -> str:
@@ -46,16 +53,17 @@ def label(outcome: str | None, category: str | None, route: str | None) -> str:
 
 
 def all_labels() -> list[str]:
+    from workload_diagnose.agent.taxonomy.pending_registry import NAMES as PENDING_NAMES
     from workload_diagnose.agent.taxonomy.preemption import NAMES as REASON_NAMES
 
-    out = list(CATEGORY_NAMES) + [n for n in REASON_NAMES if n not in CATEGORY_NAMES]
+    out = list(CATEGORY_NAMES)
+    out += [n for n in REASON_NAMES + PENDING_NAMES if n not in out]
     for outcome in ("routed", "stopped", "needs_input"):
         out += [f"{outcome}:{r}" for r in sorted(ROUTES[outcome] | ({"not_preempted"} if outcome == "routed"
                                                                      else set()))]
     return out
 
 
-# ------------------------------------------------------------------------------------------------ verdict
 def verdict_problems(sc: Scenario, res: DiagnosisResult) -> list[str]:
     e = sc.expected
     out = []
@@ -65,7 +73,7 @@ def verdict_problems(sc: Scenario, res: DiagnosisResult) -> list[str]:
     if e.owner is not None and getattr(res, "owner", None) != e.owner:
         out.append(f"owner {getattr(res, 'owner', None)!r} != expected {e.owner!r}")
     if e.recurrence is not None:
-        n = res.recurrence.count if res.recurrence else None
+        n = res.recurrence.count if getattr(res, "recurrence", None) else None
         if n != e.recurrence:
             out.append(f"recurrence count {n} != expected {e.recurrence}")
     low = res.report.lower()
@@ -85,6 +93,10 @@ def validity_problems(res: DiagnosisResult) -> list[str]:
         from workload_diagnose.evals.checks_preempted import validity_problems as preempted_validity
 
         return preempted_validity(res)
+    if _pending(res):
+        from workload_diagnose.evals.pending_checks import pending_validity
+
+        return pending_validity(res, ROUTES)
     out = []
     if res.outcome == "diagnosed":
         if res.category not in CATEGORY_NAMES:
@@ -132,7 +144,11 @@ _DERIVED = [re.compile(p) for p in (
     r"after \d+ pages", r"returned \d+ value\(s\)", r"\d+ history record\(s\)", r"\d+ more \(from",
     r"×\d+ similar lines", r"cut at \d+ lines", r"Exit 12[67] means", r"Exit 1(?:37|43) \(SIG[A-Z]+\)",
     r"Tier [12]\b", r"\(x\d+\)", r"\bHTTP \d{3}\b", r"\bv[12]\b", r"\b[45]xx\b", r"\b(?:exit|exit code) 137\b "
-    r"\(SIGKILL\)", r"limit=\d+", r"offset=\d+", r"stopped after \d+ pages")]
+    r"\(SIGKILL\)", r"limit=\d+", r"offset=\d+", r"stopped after \d+ pages",
+    # the pending diagnosis's counts and durations: how long it waited (from its own timestamps and the clock),
+    # how many nodes/pods a read listed
+    r"Waiting: (?:\d+[dhm] ?)+", r"\d+ node\(s\) listed", r"and \d+ more node\(s\)", r"\d+ pod\(s\) listed",
+    r"of another node pool", r"\d+ listed node\(s\)")]
 _TOKEN = re.compile(r"[A-Za-z0-9_./:+=-]*[0-9][A-Za-z0-9_./:+=-]*")
 _NUM = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 
@@ -313,12 +329,16 @@ def minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
     ``get_workload_status`` is the workload plus its events (2 requests); a stop at the phase rule needs nothing
     more; otherwise spec (when the kind has an endpoint), pods (all pages), history (pages until the cutoff), and
     metrics only for OOMKilled or an exit 137 that stays unexplained. Another procedure's scenarios: its own rules
-    (``evals/checks_preempted.py``).
+    (``evals/checks_preempted.py``, ``evals/pending_checks.py``).
     """
     if sc.procedure == "preempted":
         from workload_diagnose.evals.checks_preempted import minimum_calls as preempted_minimum
 
         return preempted_minimum(sc, world)
+    if sc.procedure == "pending":
+        from workload_diagnose.evals.pending_checks import pending_minimum_calls
+
+        return pending_minimum_calls(sc, world)
     a, e = sc.args, sc.expected
     calls: dict[str, int] = {}
     if not a.complete:

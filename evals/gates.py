@@ -161,7 +161,7 @@ _OPEN = re.compile(r'(?:(?<=: )|(?<=; )|^)"')
 _CLOSE_TAIL = re.compile(r'$|[;,)]| at | \(| since ')
 _LABELS = [re.compile(p) for p in (
     r"\b(?:reason|phaseReason|k8sPhase|node|nodePool|Phase): ([^\s;,()]+)", r"\breason ([^\s;,()]+)",
-    r"^(?:Pod|Node(?! pools\b)|Init container|Container) ([^\s;,()]+)", r"\(pod ([^\s)]+)\)",
+    r"^(?:Pod|Node(?! pools?\b)|Init container|Container) ([^\s;,()]+)", r"\(pod ([^\s)]+)\)",
     r"\bSubmitted image: (\S+)", r"\bRestart policy: (\w+)", r"\bbackoffLimit: (\d+)",
     r"\b[Cc]ondition (\w+)=(\w+)", r"\btaint ([^\s:]+):(\w+)", r"\bPhase update at " + _TS + r": ([^\s;]+)")]
 _STAMPS = re.compile(r"\b(?:at|since|first|last) (" + _TS + ")")

@@ -119,7 +119,9 @@ def score_mcp(ref: str) -> dict:
     cited, total = checks.citations(res)
     observed = checks.observed_calls(res)
     problems += result_problems(invented, leaks, cited, total)
-    refused = [n for n, _ in run.mcp_calls if n not in TOOL_ENDPOINT]
+    from workload_diagnose.tools.runai.mcp.allow import READ_TOOLS
+
+    refused = [n for n, _ in run.mcp_calls if n not in READ_TOOLS]  # the client's own allow-list, every capability
     if refused:
         problems.append(f"tools outside the allow-list were called: {refused}")
     from workload_diagnose.evals.mcp_standin import WRITE_TOOLS
@@ -130,7 +132,7 @@ def score_mcp(ref: str) -> dict:
     rec["gates"], gate_problems = gates.record_gates(res, reads, sent, undecidable=sc.undecidable,
                                                      extra_writes=[f"MCP tool {n}" for n in refused if n in WRITE_TOOLS])
     problems += gate_problems
-    count = res.recurrence.count if res.recurrence else None
+    count = res.recurrence.count if getattr(res, "recurrence", None) else None
     rec.update(got=_verdict_dict(*checks.verdict_of(res), count),
                problems=problems, citations=[cited, total], invented=invented, leaks=leaks,
                tool_calls={"observed": sum(observed.values()), "minimum": None, "by_tool": observed,

@@ -126,8 +126,8 @@ def faulted_world(sc: Scenario, world: dict | None, faults: list[dict] | None,
     import json
 
     wd = copy.deepcopy(world) if world is not None else json.loads(sc.world.read_text())
-    if faults:
-        wd["faults"] = list(wd.get("faults") or []) + list(faults)
+    if faults:  # on top of the world's own (a world may hold a persistent failure of its own)
+        wd["faults"] = list(faults) + list(wd.get("faults") or [])
     target = None
     if read_timeout and faults:
         f = next((x for x in faults if x.get("kind") == "timeout"), None)

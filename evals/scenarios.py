@@ -25,14 +25,15 @@ REPLAY_URL = "http://runai-simulator.local"
 class Expected(BaseModel):
     outcome: str
     category: str | None = None
-    reason: str | None = None  # the preempted procedure's verdict (scored in the category column)
-    owner: str | None = None  # the preempted procedure's owner (checked when given)
+    reason: str | None = None  # the preempted or pending procedure's verdict (scored in the category column)
+    owner: str | None = None  # that procedure's owner (checked when given)
     route: str | None = None
     recurrence: int | None = None  # distinct same-category failures in the lookback (None: not checked)
     report_contains: list[str] = Field(default_factory=list)  # e.g. the recommendation an error class needs
     report_excludes: list[str] = Field(default_factory=list)  # e.g. secrets that must never be printed
 
     def verdict(self) -> tuple[str, str | None, str | None]:
+        """(outcome, the category or the pending reason, route): the verdict a scored result is compared with."""
         return self.outcome, self.category or self.reason, self.route
 
 

@@ -16,8 +16,10 @@ A world is JSON::
                                                                       # page, metric garbage)
      "auth":    {"v1": false},                                        # optional: only the v2 OAuth2 token flow
      "clusters": [{"uuid": "...", "name": "..."}],  # optional: GET /api/v1/clusters; default one per clusterId
-     "projects": [...], "nodepools": [...]}  # optional: GET /api/v1/org-unit/projects, /api/v1/node-pools
+     "projects": [...], "nodepools": [...],  # optional: GET /api/v1/org-unit/projects, /api/v1/node-pools
                                              # (format: evals/simulator_orgunits.py)
+     "nodes": [...], "nodepool_gpus": {...}}  # optional: GET /api/v1/nodes, a node pool's GPU metrics
+                                             # (format: evals/simulator_nodes.py)
 """
 from __future__ import annotations
 
@@ -331,9 +333,10 @@ class Handler(BaseHTTPRequestHandler):
             return self._list(q)
         if path == "/api/v1/clusters":
             return self._send(200, w.clusters())
+        from workload_diagnose.evals.simulator_nodes import serve as serve_nodes
         from workload_diagnose.evals.simulator_orgunits import serve as serve_orgunits
 
-        answer = serve_orgunits(path, q, w.data)
+        answer = serve_orgunits(path, q, w.data) or serve_nodes(path, q, w.data)
         if answer is not None:
             return self._send(*answer)
         m = re.fullmatch(r"/api/v1/workloads/(trainings|workspaces|inferences|distributed)/([^/]+)", path)

@@ -76,7 +76,8 @@ def score_replay(ref: str) -> dict:
     problems += gate_problems
     if n_min is not None and n_obs < n_min:
         problems.append(f"{n_obs} tool calls < the {n_min} the skill needs on this path (a step was skipped)")
-    rec.update(got=_verdict_dict(*checks.verdict_of(res), res.recurrence.count if res.recurrence else None),
+    rec.update(got=_verdict_dict(*checks.verdict_of(res),
+                                 res.recurrence.count if getattr(res, "recurrence", None) else None),
                problems=problems, citations=[cited, total], invented=invented, leaks=leaks,
                tool_calls={"observed": n_obs, "minimum": n_min, "by_tool": observed,
                            "minimum_by_tool": dict(sorted((minimum or {}).items()))})
@@ -484,6 +485,7 @@ def run(suites: list[str] | None = None, *, do_record: bool = False, echo=print,
 
 
 def _record(suites: list[str] | None, echo) -> int:
+    from workload_diagnose.evals.checks import verdict_of
     from workload_diagnose.evals.runner import record
 
     scs = [s for s in all_scenarios(suites or None, include_known_defects=True) if not s.tier2]
@@ -493,8 +495,6 @@ def _record(suites: list[str] | None, echo) -> int:
     bad = 0
     for sc in scs:
         res = record(sc)
-        from workload_diagnose.evals.checks import verdict_of
-
         got = verdict_of(res)
         ok = got == sc.expected.verdict()
         bad += not ok and not sc.known_defect

@@ -39,7 +39,12 @@ WORLD = world(events=[PLANTED, event("OOMKilled", "Container trainer was OOM kil
                                                                "allocatedNonPreemptible": {"gpu": 4}}]}},
                         {"name": "team", "clusterId": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a", "id": "18"}],
               nodepools=[{"name": "a100", "clusterId": CL}, {"name": "h100", "clusterId": CL},
-                         {"name": "a100", "clusterId": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"}])
+                         {"name": "a100", "clusterId": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"}],
+              nodes=[{"name": "gpu-a100-1", "nodePool": "a100", "clusterUuid": CL, "status": "NotReady",
+                      "gpuInfo": {"gpuType": "NVIDIA-A100-SXM4-80GB", "gpuCount": 8},
+                      "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]},
+                     {"name": "gpu-h100-1", "nodePool": "h100", "clusterUuid": CL}],
+              nodepool_gpus={"a100": {"TOTAL_GPU": "8", "UNALLOCATED_GPU": "2", "ALLOCATED_GPU": ["x"]}})
 STANDIN = f"{shlex.quote(sys.executable)} -m evals.mcp_standin"
 
 
@@ -214,6 +219,32 @@ def test_the_projects_capability_reads_quota_per_node_pool(source):
         src.find_project(cluster_id=CL, name="team==x,clusterId")
 
 
+def test_the_nodes_capability_reads_a_pools_nodes_and_free_gpus(source):
+    from datetime import datetime, timezone
+
+    from workload_diagnose.tools.runai.capacity import Node, PoolGpus
+    from workload_diagnose.tools.runai.source import NODES, NodeSource
+
+    name, src = source
+    if NODES not in registry.spec(name).capabilities:
+        assert not isinstance(src, NodeSource)
+        return
+    r = src.list_nodes(cluster_id=CL, node_pool="a100")
+    assert r.tool == "list_nodes" and r.status == ToolStatus.OK, r.error
+    assert [n.name for n in r.data] == ["gpu-a100-1"] and isinstance(r.data[0], Node)
+    n = r.data[0]
+    assert (n.status, n.gpu_type, n.gpu_count, [t.text for t in n.taints]) == \
+        ("NotReady", "NVIDIA-A100-SXM4-80GB", 8, ["nvidia.com/gpu=present:NoSchedule"])
+    now = datetime(2026, 11, 20, 12, tzinfo=timezone.utc)
+    g = src.get_node_pool_gpus(cluster_id=CL, node_pool="a100", start=now.replace(minute=0, hour=11), end=now)
+    assert g.tool == "get_node_pool_gpus" and g.status == ToolStatus.OK, g.error
+    assert isinstance(g.data, PoolGpus) and (g.data.total, g.data.free) == (8, 2)
+    assert g.data.allocated is None and any("not numbers" in x for x in g.notes)  # garbage: missing, never 0
+    assert src.get_node_pool_gpus(cluster_id=CL, node_pool="nowhere", start=now, end=now).status == ToolStatus.ABSENT
+    with pytest.raises(InvalidInput):
+        src.list_nodes(cluster_id=CL, node_pool="a100,nodePool!=x")
+
+
 def test_the_rest_client_sends_only_allow_listed_reads():
     from workload_diagnose.tools.runai.rest.reads import READS, ReadRefused
 
@@ -222,7 +253,7 @@ def test_the_rest_client_sends_only_allow_listed_reads():
             src._run("find_project", {}, lambda get, invs, notes: get("/api/v1/org-unit/projects/17/resources"))
         with pytest.raises(ReadRefused):  # a known path, but not the tool's own
             src._run("list_node_pools", {}, lambda get, invs, notes: get("/api/v1/workloads"))
-    assert {"find_project", "list_node_pools"} <= set(READS)
+    assert {"find_project", "list_node_pools", "list_nodes", "get_node_pool_gpus"} <= set(READS)
 
 
 @pytest.mark.parametrize("name", [n for n in registry.names() if FLEET not in registry.spec(n).capabilities])

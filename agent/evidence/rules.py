@@ -18,7 +18,7 @@ from workload_diagnose.agent.taxonomy.registry import EXCLUSIVE_RULES, EXIT_CODE
 from workload_diagnose.agent.taxonomy.vocabulary import SIGKILL, SIGTERM, exit_code_from, signal_name
 
 __all__ = ["exit_code_kinds", "from_system", "kinds_for_object", "kinds_from_reason_message", "scrub",
-           "signal_name"]
+           "signal_name", "about_the_workload"]
 
 Triple = tuple[Kind, "str | None", "int | None"]
 
@@ -112,11 +112,16 @@ def from_system(emitter: str | None) -> bool:
     return not (emitter or "").strip() or bool(SYSTEM_SOURCES.match(emitter.strip()))
 
 
+def about_the_workload(object_kind: str | None) -> bool:
+    """Whether an event about ``object_kind`` is about the workload's own objects (None: the workload itself)."""
+    k = (object_kind or "").strip()
+    return not k or bool(_WORKLOAD_KINDS.match(k))
+
+
 def kinds_for_object(kinds: list[Triple], object_kind: str | None) -> list[Triple]:
     """Keep only the signal kinds an event about ``object_kind`` can support (None: the workload's own object);
     which objects may carry which kinds is each record's ``objects``."""
-    k = (object_kind or "").strip()
-    if not k or _WORKLOAD_KINDS.match(k):
+    if about_the_workload(object_kind):
         return kinds
-    allowed = OBJECT_KINDS.get(k, frozenset())
+    allowed = OBJECT_KINDS.get((object_kind or "").strip(), frozenset())
     return [t for t in kinds if t[0] in allowed]

@@ -27,6 +27,10 @@ class Route(str, Enum):
     NO_MATCHING_WORKLOAD = "no_matching_workload"
     RUNNING_WITHOUT_FAILURE = "running_without_failure"
     NOT_PREEMPTED = "not_preempted"  # the preemption diagnosis found no preemption: the failed-workload one answers
+    # the pending diagnosis: a Pending workload past scheduling or with a pod-start failure (the failed diagnosis
+    # answers it), and a workload that is not Pending
+    POD_START = "pod_start"
+    NOT_PENDING = "not_pending"
 
     @property
     def outcome(self) -> Outcome:
@@ -44,6 +48,8 @@ ROUTE_OUTCOME: dict[Route, Outcome] = {
     Route.NO_MATCHING_WORKLOAD: Outcome.NEEDS_INPUT,
     Route.RUNNING_WITHOUT_FAILURE: Outcome.NEEDS_INPUT,
     Route.NOT_PREEMPTED: Outcome.ROUTED,
+    Route.POD_START: Outcome.ROUTED,
+    Route.NOT_PENDING: Outcome.STOPPED,
 }
 
 

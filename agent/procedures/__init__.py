@@ -17,6 +17,7 @@ REGISTRY: tuple[str, ...] = (
     "workload_diagnose.agent.procedures.runai_failed",  # Run:ai: why did my workload fail?
     "workload_diagnose.agent.procedures.preempted",  # Run:ai: why was my workload preempted?
     "workload_diagnose.agent.procedures.lifecycle",  # Kueue/KubeRay: the first incomplete lifecycle layer
+    "workload_diagnose.agent.procedures.pending",  # Run:ai: why is my workload still Pending?
 )
 
 

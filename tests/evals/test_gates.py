@@ -63,6 +63,12 @@ def test_a_doctored_line_drops_link_precision(oom, line):
     assert any("link precision" in m for m in f["missed"])
 
 
+def test_a_node_pool_line_is_not_read_as_a_nodes_name(oom):
+    hay = gates.Haystack([gates.Read("GET", "/api/v1/node-pools", '{"name": "a100", "phase": "Ready"}', False)])
+    assert gates.check_line("Node pool a100: phase Ready; 2 node(s) listed", hay).missing == []
+    assert gates.check_line("Node gpu-a100-1: NotReady", hay).missing == ["gpu-a100-1"]  # a node's name is cited
+
+
 def test_a_statement_of_absence_cites_nothing(oom):
     _, reads = oom
     hay = gates.Haystack(reads)

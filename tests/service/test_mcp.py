@@ -17,7 +17,6 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from workload_diagnose.agent.api import diagnose
 from tests.service.conftest import body_of
 from tests.service.live import free_port
 
@@ -31,9 +30,11 @@ def _env(sim) -> dict[str, str]:
             "RUNAI_CLIENT_SECRET": sim.client_secret, "WD_KUBE": "off", "KUBECONFIG": "/nonexistent/kubeconfig"}
 
 
-def _cli(sc, sim) -> dict:
-    res = diagnose(**body_of(sc), runai_url=sim.url, client_id=sim.client_id, client_secret=sim.client_secret,
-                   use_kube=False)
+def _cli(sc, sim, procedure: str = "runai_failed") -> dict:
+    from workload_diagnose.agent.api import run_procedure
+
+    res = run_procedure(procedure, **body_of(sc), runai_url=sim.url, client_id=sim.client_id,
+                        client_secret=sim.client_secret, use_kube=False)
     from workload_diagnose.agent.service.upstream import KUBE_OFF
 
     return json.loads(json.dumps(res.model_dump(mode="json")).replace("--no-kube was given", KUBE_OFF))
@@ -45,7 +46,8 @@ async def _exercise(session: ClientSession, sim, scenarios) -> None:
 
     listed = {t.name: t for t in (await session.list_tools()).tools}
     assert set(listed) == {s.tool.name for s in specs().values() if s.tool}  # one per procedure; none writes
-    assert {"diagnose_failed_workload", "diagnose_preempted_workload", "lifecycle_status"} <= set(listed)
+    assert {"diagnose_failed_workload", "diagnose_preempted_workload", "diagnose_pending_workload",
+            "lifecycle_status"} <= set(listed)
     for tool in listed.values():
         assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
     assert set(listed["diagnose_failed_workload"].input_schema["properties"]) == {
@@ -64,6 +66,9 @@ async def _exercise(session: ClientSession, sim, scenarios) -> None:
     assert bad.is_error and "not a valid" in bad.content[0].text and "Traceback" not in bad.content[0].text
     missing = await session.call_tool("diagnose_failed_workload", {"workload_id": "w1"})
     assert not missing.is_error and missing.structured_content["outcome"] == "needs_input"  # as the CLI
+    sc = scenarios["core/route-pending"]  # the failed diagnosis routes it; the pending one answers it
+    got = (await session.call_tool("diagnose_pending_workload", body_of(sc))).structured_content
+    assert got == _cli(sc, sim, "pending") and got["outcome"] == "diagnosed" and got["reason"]
     lc = await session.call_tool("lifecycle_status", {"name": "train", "namespace": "ml"})
     assert lc.is_error and "kubeconfig" in lc.content[0].text  # no cluster here: one line, not a crash
 

@@ -7,7 +7,8 @@
   passes, shared by every source.
 * :mod:`tools.runai.rest` — :class:`RunaiClient`, the REST implementation (through :mod:`tools.transport`).
 * :mod:`tools.runai.models` — the domain models every source returns; :mod:`tools.runai.quota` — projects (quota
-  per node pool) and node pools, the ``projects`` capability's models and parsers.
+  per node pool) and node pools, the ``projects`` capability's models and parsers; :mod:`tools.runai.capacity` —
+  nodes and node-pool GPUs, the ``nodes`` capability's.
 * :mod:`tools.runai.errors` — :class:`InvalidInput`, :class:`ApiUnavailable`, :class:`ApiAuthError`.
 * :mod:`tools.runai.ids` — :func:`check_id` / :func:`check_name`.
 """

@@ -43,8 +43,8 @@ from typing import Any, Protocol, runtime_checkable
 from workload_diagnose.tools.base import ToolResult
 from workload_diagnose.tools.runai.models import OOM_METRICS
 
-__all__ = ["RunaiSource", "FleetSource", "ClusterSource", "ProjectSource", "FLEET", "CLUSTERS", "PROJECTS",
-           "CAPABILITIES"]
+__all__ = ["RunaiSource", "FleetSource", "ClusterSource", "ProjectSource", "NodeSource", "FLEET", "CLUSTERS",
+           "PROJECTS", "NODES", "CAPABILITIES"]
 
 #: the capability a fleet triage needs beyond the six reads (:class:`FleetSource`)
 FLEET = "fleet"
@@ -52,6 +52,8 @@ FLEET = "fleet"
 CLUSTERS = "clusters"
 #: the capability that reads a project's quota per node pool and the cluster's node pools (:class:`ProjectSource`)
 PROJECTS = "projects"
+#: the capability that reads a node pool's nodes and its GPUs, free ones included (:class:`NodeSource`)
+NODES = "nodes"
 
 
 @runtime_checkable
@@ -159,5 +161,22 @@ class ProjectSource(Protocol):
         ...
 
 
+@runtime_checkable
+class NodeSource(Protocol):
+    """Capability ``nodes``: the nodes of a node pool (status, taints, GPU type and count) and the pool's GPUs
+    (total, allocated, free) (:mod:`tools.runai.capacity`; ``docs/reference/runai-nodes-capacity.md``). A procedure
+    whose source does not declare it states the capacity as not read."""
+
+    def list_nodes(self, *, cluster_id: str, node_pool: str) -> ToolResult:
+        """``list_nodes``: the nodes of ``node_pool`` on ``cluster_id`` (``data: list[tools.runai.capacity.Node]``)."""
+        ...
+
+    def get_node_pool_gpus(self, *, cluster_id: str, node_pool: str, start: datetime, end: datetime) -> ToolResult:
+        """``get_node_pool_gpus``: the pool's GPUs at the latest sample in ``[start, end]`` (``data:
+        tools.runai.capacity.PoolGpus``; a figure no sample carried is None)."""
+        ...
+
+
 #: every capability a source may declare, and the protocol that checks it
-CAPABILITIES: dict[str, type] = {FLEET: FleetSource, CLUSTERS: ClusterSource, PROJECTS: ProjectSource}
+CAPABILITIES: dict[str, type] = {FLEET: FleetSource, CLUSTERS: ClusterSource, PROJECTS: ProjectSource,
+                                 NODES: NodeSource}

@@ -69,7 +69,8 @@ RULES: tuple[PhaseRule, ...] = (
               defer="pending_scheduled", true=("Pending", _F({Kind.POD_SCHEDULED}), True),
               false=("Pending", _F({Kind.SCHEDULING_WAIT}), True)),
     PhaseRule("pending_scheduling", lambda f: f.p == "pending" and not f.failure and f.events_known,
-              stop=lambda f: stops.PENDING, true=("Pending", _F({Kind.SCHEDULING_WAIT}), True),
+              stop=lambda f: stops.PENDING, answered_by="pending",
+              true=("Pending", _F({Kind.SCHEDULING_WAIT}), True),
               false=("Pending", _F({Kind.IMAGE_PULL}), True)),
     PhaseRule("pending", lambda f: f.p == "pending" and not f.failure, defer="pending",  # events: null (Step 1.6)
               true=("Pending", _F(), False), false=("Pending", _F({Kind.IMAGE_PULL}), False)),

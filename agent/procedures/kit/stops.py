@@ -10,6 +10,22 @@ def missing_parameters(missing: list[str]) -> Stop:
                 message="Required identifiers are missing; no tool was called.")
 
 
+def missing_input(req) -> Stop | None:
+    """Step 1.1: the stop when the request lacks cluster_id, or both Option A (workload_id) and Option B
+    (workload_name + project); None when it names a workload."""
+    missing = []
+    if not req.cluster_id:
+        missing.append("cluster_id")
+    if not req.has_workload:
+        if req.workload_name and not req.project:
+            missing.append("project (Option B needs workload_name and project)")
+        elif req.project and not req.workload_name:
+            missing.append("workload_name (Option B needs workload_name and project)")
+        else:
+            missing.append("workload_id (Option A) or workload_name + project (Option B)")
+    return missing_parameters(missing) if missing else None
+
+
 def no_match(question: str) -> Stop:
     return Stop(route=Route.NO_MATCHING_WORKLOAD, question=question)
 

@@ -43,18 +43,9 @@ def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
     """Step 1.1 — require cluster_id and Option A or B; Option B: the newest exact match (any phase: a preempted
     workload may be pending again, running again, or ended)."""
     req, ctx = state.request, runtime.context
-    missing = []
-    if not req.cluster_id:
-        missing.append("cluster_id")
-    if not req.has_workload:
-        if req.workload_name and not req.project:
-            missing.append("project (Option B needs workload_name and project)")
-        elif req.project and not req.workload_name:
-            missing.append("workload_name (Option B needs workload_name and project)")
-        else:
-            missing.append("workload_id (Option A) or workload_name + project (Option B)")
-    if missing:
-        return _end(stops.missing_parameters(missing))
+    missing = stops.missing_input(req)
+    if missing is not None:
+        return _end(missing)
     if req.workload_id:
         return Command(goto="get_workload_status", update={"selected_id": req.workload_id})
     ctx.step("list_workloads")

@@ -20,15 +20,14 @@ from workload_diagnose.agent.model.time import iso, parse_time, timestamp_proble
 from workload_diagnose.agent.procedures.kit import evidence as ev
 from workload_diagnose.agent.procedures.kit import routing, stops
 from workload_diagnose.agent.procedures.kit.context import Context
-from workload_diagnose.agent.procedures.kit.reads import read_limitations
+from workload_diagnose.agent.procedures.kit.reads import (checked_status, fatal_if_unreachable, newest_first,
+                                                          read_limitations, status_update)
 from workload_diagnose.agent.procedures.runai_failed.recurrence import (count_recurrence, episodes, split_current,
                                                                        status_marks)
 from workload_diagnose.agent.procedures.runai_failed.state import KubeEvidence, State, Step
 from workload_diagnose.agent.taxonomy import causes, metrics_needed_by
 from workload_diagnose.agent.taxonomy.classifier import classify
-from workload_diagnose.agent.procedures.kit.reads import fatal_if_unreachable
-from workload_diagnose.tools.base import ToolStatus
-from workload_diagnose.tools.runai import ApiUnavailable, WorkloadStatus
+from workload_diagnose.tools.runai import WorkloadStatus
 
 
 
@@ -36,34 +35,13 @@ def _end(stop: Stop, **update) -> Command:
     return Command(goto="report", update={"stop": stop, **update})
 
 
-def _status_update(st) -> dict:
-    """A usable status read: its call, and the limitation when its events could not be fetched (Step 1.6)."""
-    upd: dict = {"status": st, "calls": calls_of(st, Step.STATUS),
-                 "limitations": limitations(Step.STATUS, *(f"{st.tool}: {n}" for n in st.notes))}
-    if st.ok and st.data.events is None:
-        upd["limitations"] = upd["limitations"] + limitations(
-            Step.STATUS, "Recent events could not be fetched (events: null): a fetch failure, not proof that no "
-                         f"events occurred ({st.data.events_error or 'no detail'}); history and Tier 2 evidence were "
-                         "used instead.")
-    return upd
-
-
 # ------------------------------------------------------------------------------------------ Step 1
 def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
     """Step 1.1 — require cluster_id and Option A or B; resolve Option B by intent."""
     req, ctx = state.request, runtime.context
-    missing = []
-    if not req.cluster_id:
-        missing.append("cluster_id")
-    if not req.has_workload:
-        if req.workload_name and not req.project:
-            missing.append("project (Option B needs workload_name and project)")
-        elif req.project and not req.workload_name:
-            missing.append("workload_name (Option B needs workload_name and project)")
-        else:
-            missing.append("workload_id (Option A) or workload_name + project (Option B)")
-    if missing:
-        return _end(stops.missing_parameters(missing))
+    missing = stops.missing_input(req)
+    if missing is not None:
+        return _end(missing)
     if req.workload_id:
         return Command(goto="get_workload_status", update={"selected_id": req.workload_id})
 
@@ -78,11 +56,7 @@ def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
                     **(found | {"limitations": found["limitations"] + limitations(
                         Step.ROUTING, f"list_workloads failed: {lr.error.message if lr.error else 'unknown error'}")}))
 
-    def newest_first(w):  # the API was asked to sort; a stable local sort keeps that true regardless
-        t = parse_time(w.phaseUpdatedAt)
-        return (t is None, -(t.timestamp() if t else 0.0))  # unknown times last
-
-    cands = sorted(lr.data or [], key=newest_first)
+    cands = newest_first(lr.data or [])
     if req.intent == "terminal":
         for w in cands:
             if phases.norm(w.phase) in phases.ENDED:
@@ -101,7 +75,7 @@ def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
         st = ctx.runai.get_workload_status(w.id, cutoff=req.cutoff)
         fatal_if_unreachable(st, f"workload {w.id}")
         if st.ok and _confirms_symptom(st.data, phase):
-            upd = _status_update(st)
+            upd = status_update(st, Step.STATUS)
             return Command(goto="check_phase", update={
                 **found, "selected_id": w.id, "status": st, "calls": found["calls"] + probe_calls + upd["calls"],
                 "limitations": found["limitations"] + probe_notes + upd.get("limitations", [])})
@@ -136,14 +110,8 @@ def get_workload_status(state: State, runtime: Runtime[Context]) -> Command:
     ctx = runtime.context
     ctx.step("get_workload_status")
     st = ctx.runai.get_workload_status(state.selected_id, cutoff=state.request.cutoff)
-    if st.status == ToolStatus.ABSENT:
-        return _end(stops.no_match(f"Workload {state.selected_id} was not found. Please check the workload ID or "
-                                   "give the workload name and project."), **_status_update(st))
-    fatal_if_unreachable(st, f"workload {state.selected_id}")
-    if not st.ok:
-        raise ApiUnavailable(f"the Run:ai API returned an unusable status for workload {state.selected_id}: "
-                             f"{st.error.message if st.error else 'unknown error'}")
-    return Command(goto="check_phase", update=_status_update(st))
+    stop, update = checked_status(st, state.selected_id, Step.STATUS)
+    return _end(stop, **update) if stop is not None else Command(goto="check_phase", update=update)
 
 
 READS = ["inspect_spec", "inspect_pods", "inspect_history"]

@@ -23,6 +23,7 @@ from workload_diagnose.tools.runai.ids import check_id, check_name
 from workload_diagnose.tools.runai.models import (OOM_METRICS, Event, History, HistoryRecord, MetricSeries, Pod, Skips, SubmittedSpec,
                                 Workload, WorkloadStatus, parse_lenient)
 from workload_diagnose.tools.runai.parse import history_page, json_kind, metric_series, spec_kind_path
+from workload_diagnose.tools.runai.rest.capacity import get_node_pool_gpus, list_nodes
 from workload_diagnose.tools.runai.rest.listing import list_clusters, list_phase, workload_pages
 from workload_diagnose.tools.runai.rest.orgunits import find_project, list_node_pools
 from workload_diagnose.tools.runai.rest.paced import PacedTransport
@@ -123,6 +124,14 @@ class RunaiClient(Wire, Token):
     def list_node_pools(self, *, cluster_id: str) -> ToolResult:
         """The ``projects`` capability: the cluster's node pools (:mod:`tools.runai.rest.orgunits`)."""
         return list_node_pools(self, cluster_id=cluster_id)
+
+    def list_nodes(self, *, cluster_id: str, node_pool: str) -> ToolResult:
+        """The ``nodes`` capability: one node pool's nodes (:mod:`tools.runai.rest.capacity`)."""
+        return list_nodes(self, cluster_id=cluster_id, node_pool=node_pool)
+
+    def get_node_pool_gpus(self, *, cluster_id: str, node_pool: str, start: datetime, end: datetime) -> ToolResult:
+        """The ``nodes`` capability: one node pool's GPUs, free ones included (:mod:`tools.runai.rest.capacity`)."""
+        return get_node_pool_gpus(self, cluster_id=cluster_id, node_pool=node_pool, start=start, end=end)
 
     def list_phase(self, **kw: Any) -> ToolResult:
         """The ``fleet`` listing: every workload of a cluster in one phase (:mod:`tools.runai.rest.listing`)."""

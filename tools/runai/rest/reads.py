@@ -2,8 +2,9 @@
 
 The transport (:mod:`tools.transport`) refuses every method but GET/HEAD and the token exchange; this list narrows
 the GETs to the Run:ai read endpoints each tool is documented to use (``shared/reference/runai-api.md``,
-``docs/reference/runai-projects-nodepools.md``). A path that is not listed for the tool reading it is refused
-before a byte is sent (:func:`check_read`), so a new read is one line here plus its reference.
+``docs/reference/runai-projects-nodepools.md``, ``docs/reference/runai-nodes-capacity.md``). A path that is not
+listed for the tool reading it is refused before a byte is sent (:func:`check_read`), so a new read is one line here
+plus its reference.
 """
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ READS: dict[str, tuple[str, ...]] = {
     "list_clusters": (r"/api/v1/clusters",),
     "find_project": (r"/api/v1/org-unit/projects",),
     "list_node_pools": (r"/api/v1/node-pools",),
+    "list_nodes": (r"/api/v1/nodes",),  # docs/reference/runai-nodes-capacity.md
+    "get_node_pool_gpus": (rf"/api/v1/clusters/{_ID}/nodepools/{_ID}/metrics",),
 }
 _COMPILED = {tool: tuple(re.compile(p) for p in paths) for tool, paths in READS.items()}
 

@@ -3,7 +3,7 @@ transport (:mod:`tools.transport`)."""
 from __future__ import annotations
 
 from workload_diagnose.tools.runai.registry import Setting, SourceSettings, SourceSpec
-from workload_diagnose.tools.runai.source import CLUSTERS, FLEET, PROJECTS
+from workload_diagnose.tools.runai.source import CLUSTERS, FLEET, NODES, PROJECTS
 
 
 def _missing(s: SourceSettings) -> str | None:
@@ -36,7 +36,7 @@ SOURCE = SourceSpec(
               Setting("RUNAI_CLIENT_SECRET", "the application's secret", secret=True)),
     prerequisites=_missing,
     build=_build,
-    capabilities=frozenset({FLEET, CLUSTERS, PROJECTS}),
+    capabilities=frozenset({FLEET, CLUSTERS, PROJECTS, NODES}),
     read_only=True,
     bearer=True,
 )
