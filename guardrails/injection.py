@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from .clean import FULLY_CLEAN, REDACTION_CLEAN
 from .redaction.heuristics import MIN_LEN
+from .redaction.periodic import PERIOD_MAX, Lookahead, copies
 from .redaction import (
     MAX_MEM,
     UNANCHORED,
@@ -215,7 +216,11 @@ for _n, _p in INJECTION_RULES:
     _INJ_SET.Add("(?i)" + without_group_names(_p))
 _INJ_SET.Compile()
 _INJ_NAMES = [n for n, _p in INJECTION_RULES]
-_B64_RUN = re2.compile(r"[A-Za-z0-9+/]{24,}={0,2}|[A-Za-z0-9_\-]{24,}={0,2}")
+# the rules' pattern trees, for the periodic shortcut of _scan (the alternation is case-insensitive as a whole)
+_PERIODIC = Lookahead([f"(?i:{without_group_names(p)})" for _n, p in INJECTION_RULES])
+_PERIOD_MIN_SPAN = 8192  # shortest repetition worth an analysis (a millisecond or two for a new unit, then cached)
+_PERIOD_BUDGET = 65536   # new units analysed per scan: one, and one more per this many bytes
+_B64_SEARCH = re2.compile(r"[A-Za-z0-9+/]{24,}={0,2}|[A-Za-z0-9_\-]{24,}={0,2}")._regexp.Match  # (low-level, bytes)
 _MAX_FINDINGS = 50
 # excerpts built per rule and scan: a finding is (rule, excerpt), and text repeating one phrase would
 # otherwise redact an excerpt for every repetition (the verdict never depends on excerpts)
@@ -307,7 +312,10 @@ def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str,
     mb = mc = 0  # non-ASCII: byte offset mb is character offset mc
     rules: dict[bytes, str] = {}
     excerpts: dict[str, int] = {}
+    no_period_until = 0
+    analyses = 1 + end // _PERIOD_BUDGET
     while len(findings) < _MAX_FINDINGS:
+        p = bpos
         bs, be = _INJ_SEARCH(UNANCHORED, subject, bpos, end)[0]
         if bs < 0:
             return
@@ -319,7 +327,26 @@ def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str,
         if rule is None:
             rule = rules[mt] = _rule_of(mt)
         if excerpts.get(rule, 0) >= _MAX_EXCERPTS_PER_RULE:
-            continue  # this rule is reported already; more excerpts of it add nothing to the verdict
+            # this rule is reported already; more excerpts of it add nothing to the verdict.  Text repeating
+            # the unit just scanned (hostile input repeats its phrase): each copy's search would find the same
+            # match of this rule one period later, skipped as this one is, so the copies are passed at once
+            # (periodic.py: what every such search reads lies inside the repetition)
+            if (ascii_ and p > 0 and be > bs and be >= no_period_until and be - p <= PERIOD_MAX
+                    and subject[p - 1] == subject[be - 1]):
+                unit = text[p:be]
+                if text.startswith(unit, be):
+                    period = be - p
+                    m = copies(text, unit, be)
+                    region_end = be + m * period
+                    no_period_until = region_end
+                    if m * period >= _PERIOD_MIN_SPAN and (unit in _PERIODIC.sim_cache or analyses > 0):
+                        analyses -= unit not in _PERIODIC.sim_cache
+                        la = _PERIODIC.simulated(unit)
+                        if la is not None:
+                            k = min(m, (region_end - bs - la - 2) // period)
+                            if k > 0:
+                                bpos = be + k * period
+            continue
         excerpts[rule] = excerpts.get(rule, 0) + 1
         if ascii_:
             s, e = bs, be
@@ -369,11 +396,16 @@ def _detect(raw: str, norm: str, location: str = "", red: str | None = None) -> 
     # instructions wrapped in base64 (a classic filter bypass); bounded number of decodes
     if len(norm) >= 24:
         n = 0
-        for m in _B64_RUN.finditer(norm):
-            if n >= _MAX_B64_DECODES or len(findings) >= _MAX_FINDINGS:
+        subject = norm.encode("utf-8")
+        pos, end = 0, len(subject)
+        while n < _MAX_B64_DECODES and len(findings) < _MAX_FINDINGS:
+            bs, pos = _B64_SEARCH(UNANCHORED, subject, pos, end)[0]
+            if bs < 0:
                 break
-            tok = m.group(0)
-            if len(tok) > 4096 or _HEXISH(tok):
+            if pos - bs > 4096:
+                continue
+            tok = subject[bs:pos].decode("ascii")
+            if _HEXISH(tok):
                 continue  # hashes, UUIDs, digests: not base64 text
             n += 1
             try:

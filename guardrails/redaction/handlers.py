@@ -116,7 +116,7 @@ def _handle_header(m: _M, depth: int, counter: Counter) -> str:
         counter.n += 1
         return full[:vs] + marker("cookie") + val[len(stripped):] + full[ve:]
     lead = len(val) - len(val.lstrip())
-    words = val.split()
+    words = val.split(None, 2)  # (the scheme and the credential: the rest of a long value is not split)
     if not words:
         return _fallback(m, "h_val", depth, counter)
     scheme = words[0].lower()
