@@ -102,9 +102,11 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
     # re2 scans UTF-8 bytes; for ASCII text byte offsets are character offsets
     if subject is None:
         subject = text.encode("ascii") if ascii_ else text.encode("utf-8")
-    search = matcher.search
+    search_c, search_k = matcher.streams()
+    run = matcher.token_run() if ascii_ else None
+    no_run_until = 0
     rule_for = matcher.rule_for
-    by_prefix_get = matcher.by_prefix.get
+    bare_marker_get = matcher.bare_marker.get
     unanchored, plain, memo_max = UNANCHORED, PLAIN, _MEMO_MAX
     end = len(subject)
     out: list[str] = []
@@ -117,14 +119,37 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
     # identical candidates (a log repeats its lines; hostile input repeats its pattern) are decided once
     memo: dict[str, tuple[Any, int]] = {}
     memo_get = memo.get
+    # the next match of each family (matcher.streams): (start, end) found by a search from cq / kq; a start
+    # of `none`: no match at or after there
+    none = end + 1
+    cs = ce = ks = ke = 0
+    cq = kq = none + 1
+    if search_c is None:
+        cs, cq = none, 0
+    if search_k is None:
+        ks, kq = none, 0
     while True:
-        bs, be = search(unanchored, subject, bpos, end)[0]
-        if bs < 0:
-            break
+        if cs < bpos or bpos < cq:
+            cs, ce = search_c(unanchored, subject, bpos, end)[0]
+            cq = bpos
+            if cs < 0:
+                cs = none
+        if ks < bpos or bpos < kq:
+            ks, ke = search_k(unanchored, subject, bpos, end)[0]
+            kq = bpos
+            if ks < 0:
+                ks = none
+        if cs <= ks:
+            if cs == none:
+                break
+            bs, be = cs, ce
+        else:
+            bs, be = ks, ke
         if ascii_:
             s, e, p = bs, be, bpos
         else:
-            s = mc + _re2_chars(subject, mb, bs)
+            # (after a rejected candidate the scan goes on inside it, before the last offset converted)
+            s = mc + _re2_chars(subject, mb, bs) if bs >= mb else mc - _re2_chars(subject, bs, mb)
             e = s + _re2_chars(subject, bs, be)
             mb, mc = be, e
             p = -1
@@ -135,12 +160,23 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
         if not cb.translate(None, plain):
             # a bare token whose first characters only one known format can start with: the common case
             # of a real token, kept short (see rule_for)
-            rule = by_prefix_get(cb[:4])
-            if rule and not rule.check and cb[0] != 92:  # (not after a JSON escape: "\\n" + token)
+            # (a JSON escape before a token, "\\n" + token, is not bare: the backslash is a context character)
+            mark = bare_marker_get(cb[:4])
+            if mark:
                 counter.n += 1
                 append(text[pos:s])
-                append(rule.marker)
+                append(mark)
                 pos = e
+                if run is not None and p >= 0 and e < end and subject[e] == 32 and e >= no_run_until and e < cs:
+                    # more such tokens after it, a space or more apart (a token list): taken in one search
+                    limit = min(cs, end, e + _RUN_CHUNK)
+                    taken, rep, k, read = _token_run(run, subject, e, limit, plain, bare_marker_get)
+                    if k:
+                        counter.n += k
+                        append(rep)
+                        pos = bpos = taken
+                    if read > taken + 1:
+                        no_run_until = read  # (stopped early: what it read is not searched again)
                 continue
         cand = text[s:e]
         hit = memo_get(cand)
@@ -248,6 +284,44 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
         return text
     append(text[pos:])
     return "".join(out)
+
+
+_RUN_CHUNK = 16384  # bytes a token run's search may read
+
+
+def _token_run(run: Any, subject: bytes, start: int, limit: int, plain: bytes,
+               bare_marker_get: Any) -> tuple[int, str, int, int]:
+    """After a bare token of the fast path ending at ``start`` (ASCII text, a space next): the tokens that
+    follow it one space or more apart and that the fast path would take one by one.  ``run`` (one search,
+    matcher.token_run) matches spaces and a token of a format without a check, repeated; every token it
+    gives that is followed by a space within ``limit`` (the next context match, so that none comes between),
+    has no context character, and whose first 4 bytes only one known format can start with (bare_marker)
+    is what the scan's next search would find there (no known format matches a space, no known format but
+    that one can start there), and what the fast path would replace.  Returns (end of the last token taken,
+    the replacement of start..that end, the number of tokens, the end of what the search read)."""
+    stop = run(ANCHOR_START, subject, start, limit)[0][1]
+    if stop <= start:
+        return start, "", 0, start
+    pieces = subject[start:stop].split(b" ")
+    if not (stop < limit and subject[stop] == 32):
+        pieces.pop()  # the last one: not followed by a space (a longer token, or the limit cut it)
+    marks = list(map(bare_marker_get, [w[:4] for w in pieces]))
+    taken = marks.index(None) if None in marks else len(marks)
+    while taken and not marks[taken - 1]:
+        taken -= 1  # (the spaces after the last token are not taken)
+    if not taken:
+        return start, "", 0, stop
+    region = b" ".join(pieces[:taken])
+    if region.translate(None, plain + b" "):
+        # a token with a context character: up to it only
+        taken = next(i for i, w in enumerate(pieces) if w.translate(None, plain))
+        while taken and not marks[taken - 1]:
+            taken -= 1
+        if not taken:
+            return start, "", 0, stop
+        region = b" ".join(pieces[:taken])
+    del marks[taken:]
+    return start + len(region), " ".join(marks), taken - marks.count(""), stop
 
 
 def _re2_chars(b: bytes, start: int, stop: int) -> int:

@@ -49,18 +49,13 @@ _STOPWORDS = {
     "object", "array", "list", "dict", "map", "secret", "token", "password", "credentials",
     "credential", "cookie", "cookies", "signature", "sig", "auth", "generation", "length:",
 }
-# whole-value tests (re2 on the UTF-8 bytes; a character class alone: one bytes.translate)
+# whole-value tests (re2 on the UTF-8 bytes; a character class alone: bytes.translate deleting it leaves nothing)
 _B64ISH_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_=-"
 _HEX_BYTES = b"0123456789abcdefABCDEF"
 _UUID = whole_match(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _DNS_NAME = whole_match(r"[a-z0-9]([a-z0-9.\-]*[a-z0-9])?")
 _SHELL_REF = whole_match(r"\$\{[^}]*\}?|\$\([^)]*\)?|\$[A-Za-z_][A-Za-z0-9_]*|%\([^)]*\)s|%s|\{\{.*\}\}?|\$\$.*")
 _PATHLIKE = whole_match(r"(?:~|\.{1,2})?(?:/[A-Za-z0-9_.@:+\-]+)+/?")
-
-
-def _only(v: str, chars: bytes) -> bool:
-    """``v`` is not empty and made of ``chars`` (ASCII) only."""
-    return bool(v) and v.isascii() and not v.encode("ascii").translate(None, chars)
 
 
 _ENTROPY_SAMPLE = 4096
@@ -97,11 +92,14 @@ def looks_random(v: str, min_len: int = 16) -> bool:
     """High-entropy machine-generated value (API key, base64 secret, hex key)?"""
     if len(v) < min_len:
         return False
-    if _UUID(v):
+    if len(v) == 36 and _UUID(v):  # (a UUID is 36 characters)
         return False
-    if _only(v, _HEX_BYTES):
+    if not v or not v.isascii():
+        return False  # (neither hex nor base64-ish)
+    b = v.encode("ascii")
+    if not b.translate(None, _HEX_BYTES):
         return len(v) >= 24 and entropy(v) >= 3.0
-    if not _only(v, _B64ISH_BYTES):
+    if b.translate(None, _B64ISH_BYTES):
         return False
     # ASCII from here on: str methods instead of loops over the characters
     digit, upper, lower = has_digit(v), has_upper(v), has_lower(v)
