@@ -240,26 +240,32 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
             append(rep)
             pos = e
             continue
+        read = e  # the end of what deciding the candidate read
         if rep.__class__ is Block:
             vend = s + len(rep.head)
-            bend = block_end(text, vend)
+            bend, read = block_end(text, vend)
             inner_block = text[vend:bend].strip()
-            if not inner_block or (inner_block.startswith(MARKER_PREFIX) and "\n" not in inner_block):
-                continue  # empty, or already redacted
-            body = text[vend:bend]
-            first = body.split("\n", 2)[1] if "\n" in body else ""
-            indent = first[: len(first) - len(first.lstrip(" \t"))]
-            counter.n += 1
-            append(text[pos:s])
-            head = sub(counter.known, rep.head, 1, counter) if rep.long_head else rep.head
-            append(head + "\n" + indent + marker(rep.kind) + ("\n" if body.endswith("\n") else ""))
-            pos = bend
-            continue
-        changed = rep is not cand and rep != cand
-        if changed:
-            append(text[pos:s])
-            append(rep)
-            pos = e
+            if inner_block and not (inner_block.startswith(MARKER_PREFIX) and "\n" not in inner_block):
+                body = text[vend:bend]
+                first = body.split("\n", 2)[1] if "\n" in body else ""
+                indent = first[: len(first) - len(first.lstrip(" \t"))]
+                counter.n += 1
+                append(text[pos:s])
+                head = sub(counter.known, rep.head, 1, counter) if rep.long_head else rep.head
+                append(head + "\n" + indent + marker(rep.kind) + ("\n" if body.endswith("\n") else ""))
+                pos = bend
+                continue
+            # empty, or already redacted: left as it is, and so are its periodic copies (below) when the
+            # line it starts on begins inside the unit (block_end reads back to that line's start)
+            if p <= 0 or text.rfind("\n", p, vend) < 0:
+                continue
+            changed = False
+        else:
+            changed = rep is not cand and rep != cand
+            if changed:
+                append(text[pos:s])
+                append(rep)
+                pos = e
         # periodic input: copies of the unit just scanned that the searches would treat identically
         if p > 0 and e >= no_period_until and e - p <= PERIOD_MAX and text[p - 1] == text[e - 1]:
             unit = text[p:e]
@@ -271,6 +277,7 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
                 if m * period >= PERIOD_MIN_SPAN:
                     la = matcher.lookahead.bound(unit)
                     if la is not None:
+                        la = max(la, read - s)
                         # copy i (1..k) is searched from p + i*period; everything that search reads lies
                         # before s + i*period + la + 1 < region_end
                         k = min(m, (region_end - s - la - 2) // period)
