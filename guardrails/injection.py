@@ -219,8 +219,7 @@ _INJ_NAMES = [n for n, _p in INJECTION_RULES]
 _PERIODIC = Lookahead([f"(?i:{without_group_names(p)})" for _n, p in INJECTION_RULES])
 _PERIOD_MIN_SPAN = 8192  # shortest repetition worth an analysis (a millisecond or two for a new unit, then cached)
 _PERIOD_BUDGET = 65536   # new units analysed per scan: one, and one more per this many bytes
-_B64_SEARCH_PATTERN = r"[A-Za-z0-9+/]{24,}={0,2}|[A-Za-z0-9_\-]{24,}={0,2}"
-_B64_SEARCH = re2.compile(_B64_SEARCH_PATTERN)._regexp.Match  # (low-level, bytes)
+_B64_SEARCH = re2.compile(r"[A-Za-z0-9+/]{24,}={0,2}|[A-Za-z0-9_\-]{24,}={0,2}")._regexp.Match  # (low-level)
 _MAX_FINDINGS = 50
 # excerpts built per rule and scan: a finding is (rule, excerpt), and text repeating one phrase would
 # otherwise redact an excerpt for every repetition (the verdict never depends on excerpts)
@@ -240,10 +239,10 @@ def _letters_at_least(s: str, k: int) -> bool:
 def _HEXISH(s: str) -> bool:  # noqa: N802
     return not s.strip("0123456789abcdefABCDEF-:TZ.")
 _MAX_B64_DECODES = 64
-# sanitize_text's first pass over an ASCII text: which of a control character, a rule's match, a base64 run
-# it holds (a pattern it does not hold is not searched for again)
+# sanitize_text's first pass over an ASCII text: whether it holds a control character, a rule's match (what
+# it does not hold is not searched for again; a base64 run in the same set would slow every DFA state down)
 _PREPASS_SET = re2.Set.SearchSet(_big_opts())
-for _p in (f"[{_CTRL_CLASS}\\x1B]", _INJ_RX.pattern, _B64_SEARCH_PATTERN):
+for _p in (f"[{_CTRL_CLASS}\\x1B]", _INJ_RX.pattern):
     _PREPASS_SET.Add(_p)
 _PREPASS_SET.Compile()
 _PREPASS = _PREPASS_SET.Match
@@ -372,10 +371,10 @@ def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str,
 
 
 def _detect(raw: str, norm: str, location: str = "", red: str | None = None,
-            present: tuple[bool, bool] | None = None) -> list[InjectionFinding]:
+            present: bool | None = None) -> list[InjectionFinding]:
     """Findings in one string: ``raw`` as received, ``norm`` = normalise(raw), ``red``: the redaction of
     ``norm`` (by key too, for a JSON field) when the caller has it; every excerpt is cut from it.
-    ``present``: whether a rule matches ``norm`` anywhere and whether a base64 run does, when known."""
+    ``present``: whether a rule matches ``norm`` anywhere, when known."""
     findings: list[InjectionFinding] = []
     seen: set = set()
     if not raw.isascii():
@@ -398,15 +397,16 @@ def _detect(raw: str, norm: str, location: str = "", red: str | None = None,
                 findings.append(InjectionFinding(rule=rule, excerpt=_window(norm_src, p), location=location))
     if len(norm) < 6:
         return findings
-    if present is None or present[0]:
+    if present is None or present:
         _scan(norm, findings, seen, location, red=red)
     # identifiers (workload names are DNS-1123 labels: "ignore-all-previous-instructions"): scan the
     # words joined by - _ . as a sentence too
-    if (len(norm) >= 12 and norm.split(None, 1) == [norm] and sum(norm.count(c) for c in "-_.") >= 2
+    if (len(norm) >= 12 and ("-" in norm or "_" in norm or "." in norm) and norm.split(None, 1) == [norm]
+            and sum(norm.count(c) for c in "-_.") >= 2
             and _letters_at_least(norm, 8) and not _HEXISH(norm)):
         _scan(norm.replace("-", " ").replace("_", " ").replace(".", " "), findings, seen, location)
     # instructions wrapped in base64 (a classic filter bypass); bounded number of decodes
-    if len(norm) >= 24 and (present is None or present[1]):
+    if len(norm) >= 24:
         n = 0
         subject = norm.encode("utf-8")
         pos, end = 0, len(subject)
@@ -447,11 +447,10 @@ def sanitize_text(text: str, *, location: str = "") -> SanitizedText:
         text = "" if text is None else str(text)
     present = None
     if len(text) >= _PREPASS_MIN and text.isascii():
-        # one pass for three: a control character (normalise), a rule's match (_scan), a base64 run
-        b = text.encode("ascii")
-        found = _PREPASS(b) or ()
+        # one pass for two: a control character (normalise) and a rule's match (_scan)
+        found = _PREPASS(text.encode("ascii")) or ()
         if 0 not in found:
-            present = (1 in found, 2 in found)  # and normalise(text) is text
+            present = 1 in found  # and normalise(text) is text
     norm = text if present is not None else normalise(text)
     red, n = redact_with_count(norm)
     findings = _detect(text, norm, location, red, present) if text else []

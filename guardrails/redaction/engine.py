@@ -95,6 +95,7 @@ class Counter(CounterBase):
 
 
 _MEMO_MAX = 4096
+_MEMO_LEN = 4096  # longest candidate remembered
 
 
 def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: bytes | None = None) -> str:
@@ -134,17 +135,20 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
             cq = bpos
             if cs < 0:
                 cs = none
-        if ks < bpos or bpos < kq:
-            ks, ke = search_k(unanchored, subject, bpos, end)[0]
-            kq = bpos
-            if ks < 0:
-                ks = none
-        if cs <= ks:
-            if cs == none:
-                break
-            bs, be = cs, ce
+        if cs == bpos and cs != none:
+            bs, be, ctx = cs, ce, True  # (no known format can start before a context match starting here)
         else:
-            bs, be = ks, ke
+            if ks < bpos or bpos < kq:
+                ks, ke = search_k(unanchored, subject, bpos, end)[0]
+                kq = bpos
+                if ks < 0:
+                    ks = none
+            if cs <= ks:
+                if cs == none:
+                    break
+                bs, be, ctx = cs, ce, True
+            else:
+                bs, be, ctx = ks, ke, False
         if ascii_:
             s, e, p = bs, be, bpos
         else:
@@ -157,7 +161,8 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
         if s < pos:
             continue  # inside a block scalar already replaced
         cb = subject[bs:be]
-        if not cb.translate(None, plain):
+        # (a context match always holds a context character: tests/guardrails/test_linearity.py)
+        if not ctx and not cb.translate(None, plain):
             # a bare token whose first characters only one known format can start with: the common case
             # of a real token, kept short (see rule_for)
             # (a JSON escape before a token, "\\n" + token, is not bare: the backslash is a context character)
@@ -179,19 +184,20 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
                         no_run_until = read  # (stopped early: what it read is not searched again)
                 continue
         cand = text[s:e]
-        hit = memo_get(cand)
+        long_ = len(cand) > _MEMO_LEN  # (not remembered: rarely repeated, and hashing it is a pass over it)
+        hit = None if long_ else memo_get(cand)
         if hit is not None:
             rep, delta = hit
             counter.n += delta
         else:
-            rule = rule_for(cb)
+            rule = rule_for(cb, ctx)
             if rule is None:
                 rep, delta = cand, 0
             else:
                 before = counter.n
                 rep = handle(rule, cand, depth, counter)
                 delta = counter.n - before
-            if len(memo) < memo_max:
+            if len(memo) < memo_max and not long_:
                 memo[cand] = (rep, delta)
         if rep is B64:
             # a base64 fragment (rules.BASE64): decide the run around it (ASCII characters: as many bytes)

@@ -51,7 +51,7 @@ _STOPWORDS = {
 }
 # whole-value tests (re2 on the UTF-8 bytes; a character class alone: bytes.translate deleting it leaves nothing)
 _B64ISH_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_=-"
-_HEX_BYTES = b"0123456789abcdefABCDEF"
+_HEX_CHARS = "0123456789abcdefABCDEF"
 _UUID = whole_match(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _DNS_NAME = whole_match(r"[a-z0-9]([a-z0-9.\-]*[a-z0-9])?")
 _SHELL_REF = whole_match(r"\$\{[^}]*\}?|\$\([^)]*\)?|\$[A-Za-z_][A-Za-z0-9_]*|%\([^)]*\)s|%s|\{\{.*\}\}?|\$\$.*")
@@ -96,13 +96,15 @@ def looks_random(v: str, min_len: int = 16) -> bool:
         return False
     if not v or not v.isascii():
         return False  # (neither hex nor base64-ish)
-    b = v.encode("ascii")
-    if not b.translate(None, _HEX_BYTES):
+    if not v.strip(_HEX_CHARS):  # (all hex: strip stops at the first other character)
         return len(v) >= 24 and entropy(v) >= 3.0
-    if b.translate(None, _B64ISH_BYTES):
+    if v.encode("ascii").translate(None, _B64ISH_BYTES):
         return False
     # ASCII from here on: str methods instead of loops over the characters
-    digit, upper, lower = has_digit(v), has_upper(v), has_lower(v)
+    digit, upper = has_digit(v), has_upper(v)
+    if not digit and not upper:
+        return False  # (neither a digit nor both cases; nor a letter of either case: no lower either)
+    lower = has_lower(v)
     if not digit and not (upper and lower and len(v) >= 24):
         return False
     if not (upper or lower):

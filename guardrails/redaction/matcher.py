@@ -190,9 +190,10 @@ class Matcher:
     def _set(patterns: list[str]) -> Any:
         return fullmatch_set(tuple(patterns))
 
-    def rule_for(self, cand: bytes) -> "CompiledRule | None":
-        """The rule that matched the (UTF-8 encoded) candidate span."""
-        if cand.translate(None, PLAIN):
+    def rule_for(self, cand: bytes, ctx: bool = False) -> "CompiledRule | None":
+        """The rule that matched the (UTF-8 encoded) candidate span; ``ctx``: the span is a context rule's
+        match, so it holds a context character (what the test below says of any span that has one)."""
+        if ctx or cand.translate(None, PLAIN):
             if self.ctx_set is not None:
                 idx = self.ctx_set(cand)
                 if idx:
