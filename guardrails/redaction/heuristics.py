@@ -136,6 +136,7 @@ def decodes_to_userpass(v: str) -> bool:
     return ":" in s and s.isprintable()
 
 
+_WORD_MAX = max(map(len, _PLACEHOLDERS | _STOPWORDS))
 _MASK_CHARS = "*xX•.#?_-~ "  # a value made of these only is a mask (str.strip: no pass over a long value)
 
 
@@ -147,17 +148,20 @@ def is_secret_value(v: str, strength: str | None, kind: str, structured: bool = 
     v = v.strip()
     if not v or v.startswith(MARKER_PREFIX):
         return False
-    low = v.lower()
-    if low in _PLACEHOLDERS:
+    # placeholders and stop words are short words: a longer value is neither (lower() never shortens a
+    # string, nor makes or removes the punctuation stripped), and is not lower-cased whole
+    if len(v) <= _WORD_MAX and v.lower() in _PLACEHOLDERS:
         return False
-    bare = low.rstrip(".,:;!")
-    if bare in _STOPWORDS and bare.isalpha():
-        return False  # prose: "token: expired", "password: incorrect"
+    bare = v.rstrip(".,:;!")
+    if len(bare) <= _WORD_MAX:
+        bare = bare.lower()
+        if bare in _STOPWORDS and bare.isalpha():
+            return False  # prose: "token: expired", "password: incorrect"
     if v[0] in "<[":
         return False
     if ("$" in v or "{" in v or "%" in v) and _SHELL_REF(v):
         return False  # $VAR, ${VAR}, $(cmd), {{ template }}, %(name)s
-    if not v.strip(_MASK_CHARS) or low.startswith("***") or low.startswith("xxxx"):
+    if not v.strip(_MASK_CHARS) or v.startswith("***") or v[:4].lower() == "xxxx":
         return False
     if strength == WEAK:
         if kind == "auth" and decodes_to_userpass(v):
