@@ -28,6 +28,7 @@ from .clean import FULLY_CLEAN, REDACTION_CLEAN
 from .redaction.heuristics import MIN_LEN
 from .redaction.periodic import PERIOD_MAX, Lookahead, copies
 from .redaction import (
+    GATE_PATTERN,
     MAX_MEM,
     UNANCHORED,
     Aligned,
@@ -239,10 +240,11 @@ def _letters_at_least(s: str, k: int) -> bool:
 def _HEXISH(s: str) -> bool:  # noqa: N802
     return not s.strip("0123456789abcdefABCDEF-:TZ.")
 _MAX_B64_DECODES = 64
-# sanitize_text's first pass over an ASCII text: whether it holds a control character, a rule's match (what
-# it does not hold is not searched for again; a base64 run in the same set would slow every DFA state down)
+# sanitize_text's first pass over an ASCII text: whether it holds a control character, a rule's match, a
+# command word or gated literal of the redactor (what it does not hold is not searched for again; a base64
+# run in the same set would slow every DFA state down)
 _PREPASS_SET = re2.Set.SearchSet(_big_opts())
-for _p in (f"[{_CTRL_CLASS}\\x1B]", _INJ_RX.pattern):
+for _p in (f"[{_CTRL_CLASS}\\x1B]", _INJ_RX.pattern, GATE_PATTERN):
     _PREPASS_SET.Add(_p)
 _PREPASS_SET.Compile()
 _PREPASS = _PREPASS_SET.Match
@@ -445,14 +447,14 @@ def sanitize_text(text: str, *, location: str = "") -> SanitizedText:
     the redacted text)."""
     if not isinstance(text, str):
         text = "" if text is None else str(text)
-    present = None
+    present = gate = None
     if len(text) >= _PREPASS_MIN and text.isascii():
-        # one pass for two: a control character (normalise) and a rule's match (_scan)
+        # one pass for three: a control character (normalise), a rule's match (_scan), the redactor's gate
         found = _PREPASS(text.encode("ascii")) or ()
         if 0 not in found:
-            present = 1 in found  # and normalise(text) is text
+            present, gate = 1 in found, 2 in found  # and normalise(text) is text
     norm = text if present is not None else normalise(text)
-    red, n = redact_with_count(norm)
+    red, n = redact_with_count(norm, gate=gate)
     findings = _detect(text, norm, location, red, present) if text else []
     return SanitizedText(text=red, injections=findings, redactions=n)
 

@@ -72,8 +72,8 @@ _TAIL_LITE = Matcher(TAIL_RULES, _LITE_FORMATS + _B64_RULE)
 _PLAIN_LITE = (Matcher(MAIN_RULES, _LITE_FORMATS), Matcher([], _LITE_FORMATS), Matcher(TAIL_RULES, _LITE_FORMATS))
 # one pass over a long text finds whether it holds a command word or a gated literal at all
 _GATE_LITERALS = _CMD_LITERALS + GATED_LITERALS
-_GATE = low_level_search(re2.compile("|".join([f"(?:{r.starts})" for r in COMMANDS]
-                                              + [re2.escape(lit) for lit in GATED_LITERALS])))
+GATE_PATTERN = "|".join([f"(?:{r.starts})" for r in COMMANDS] + [re2.escape(lit) for lit in GATED_LITERALS])
+_GATE = low_level_search(re2.compile(GATE_PATTERN))
 
 
 @functools.lru_cache(maxsize=2)
@@ -346,13 +346,14 @@ def _re2_chars(b: bytes, start: int, stop: int) -> int:
 
 
 
-def redact_with_count(text: str) -> tuple[str, int]:
-    """Redact and return the number of markers inserted."""
+def redact_with_count(text: str, *, gate: bool | None = None) -> tuple[str, int]:
+    """Redact and return the number of markers inserted.  ``gate``: whether ``GATE_PATTERN`` (a command word
+    or the literal of a gated format) occurs in ``text``, when the caller has searched for it already."""
     if not isinstance(text, str) or len(text) < MIN_LEN:
         return text, 0
     if text in REDACTION_CLEAN:
         return text, 0
-    out, counter = _redact(text)
+    out, counter = _redact(text, gate=None if gate is None else not gate)
     if counter.n == 0 and out == text:
         REDACTION_CLEAN.remember(text)
     return out, counter.n
@@ -366,9 +367,14 @@ def _redact_plain(text: str) -> tuple[str, int]:
     return out, counter.n
 
 
-def _redact(text: str, b64: bool = True) -> tuple[str, Counter]:
+def _redact(text: str, b64: bool = True, gate: bool | None = None) -> tuple[str, Counter]:
+    """``gate``: no command word and no gated literal in ``text`` (the command rules and the gated formats
+    are left out), when known.  (A command rule's match starts with a match of its ``starts``, which the gate
+    pattern holds; a gated literal is in it as it is.)"""
     subject = None
-    if len(text) < 4096:  # (the literals of the command rules and of the gated formats)
+    if gate is not None:
+        pass
+    elif len(text) < 4096:  # (the literals of the command rules and of the gated formats)
         gate = not any(map(text.__contains__, _GATE_LITERALS))
     else:  # one DFA pass for the command words and the literals of the gated formats
         subject = text.encode("utf-8")
