@@ -32,6 +32,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any
 
 import re2
@@ -303,6 +304,7 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
 
 
 _RUN_CHUNK = 16384  # bytes a token run's search may read
+_FIRST4 = operator.itemgetter(slice(0, 4))
 
 
 def _token_run(run: Any, subject: bytes, start: int, limit: int, plain: bytes,
@@ -321,8 +323,11 @@ def _token_run(run: Any, subject: bytes, start: int, limit: int, plain: bytes,
     pieces = subject[start:stop].split(b" ")
     if not (stop < limit and subject[stop] == 32):
         pieces.pop()  # the last one: not followed by a space (a longer token, or the limit cut it)
-    marks = list(map(bare_marker_get, [w[:4] for w in pieces]))
-    taken = marks.index(None) if None in marks else len(marks)
+    marks = list(map(bare_marker_get, map(_FIRST4, pieces)))
+    try:
+        taken = marks.index(None)
+    except ValueError:
+        taken = len(marks)
     while taken and not marks[taken - 1]:
         taken -= 1  # (the spaces after the last token are not taken)
     if not taken:
