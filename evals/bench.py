@@ -361,7 +361,7 @@ def item_redaction(ctx: Ctx) -> dict:
         if slow:
             listed = "; ".join(f"{c} {r['mb_per_s']:.1f}" for c, r in slow[:8])
             note = (f"{len(slow)} input(s) under {goal} MB/s, worst {worst_c} at {worst['mb_per_s']:.1f} MB/s "
-                    f"({goal / worst['mb_per_s']:.0f}× short) [MB/s: {listed}]. "
+                    f"({goal / worst['mb_per_s']:.1f}× short) [MB/s: {listed}]. "
                     + _limit_from_profile(d.get("worst_profile", {}).get(fn)))
         rows.append(row(f"{fn}: {len(res)} adversarial inputs ≥ {goal} MB/s (N = {adv_n // 1024} KiB, 4N)",
                         f"{len(res) - len(slow)}/{len(res)} ≥ {goal} MB/s; worst {worst_c}: {worst['mb_per_s']:.1f} MB/s",
