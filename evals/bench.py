@@ -14,7 +14,7 @@ MISS, 1 only when the bench itself failed):
 3. ``requests``      requests per diagnosis vs the minimum the skill needs, derived from each scenario's world
                      (``evals.bench_requests.skill_minimum``), and duplicate requests.
 4. ``redaction``     ``guardrails.redact`` / ``guardrails.sanitize_text`` throughput on a generated realistic 50 MB
-                     log and on adversarial inputs, one core (``evals.bench_redaction``); ≥ 20 MB/s and linear.
+                     log and on adversarial inputs, one core (``evals.bench_redaction``); ≥ 50 MB/s and linear.
 5. ``cli_startup``   ``workload-diagnose --help`` / ``failed --help`` as subprocesses, median; ≤ 1 s; the heaviest
                      imports (``python -X importtime``).
 6. ``memory``        peak RSS (child processes) of ``KubeReader.previous_log`` over a 50 MB log served by the
@@ -313,8 +313,13 @@ def item_requests(ctx: Ctx) -> dict:
 
 
 # ========================================================================================= 4. redaction
+MB_PER_S_GOAL = 50  # sanitising, every input (the realistic log and each adversarial one), one core
+
+
 def item_redaction(ctx: Ctx) -> dict:
     from workload_diagnose.evals.bench_redaction import RATIO_MAX
+
+    goal = MB_PER_S_GOAL
 
     size = (2 if ctx.quick else 50) * 1024 * 1024
     adv_n = (16 if ctx.quick else 128) * 1024
@@ -329,8 +334,8 @@ def item_redaction(ctx: Ctx) -> dict:
     rows = []
     for fn in ("redact", "sanitize_text"):
         r = real[fn]
-        rows.append(row(f"{fn}: realistic {mbs:.0f} MB training log ≥ 20 MB/s (one core)",
-                        f"{r['mb_per_s']:.0f} MB/s ({r['t_full_s']:.2f} s)", judge(r["mb_per_s"] >= 20),
+        rows.append(row(f"{fn}: realistic {mbs:.0f} MB training log ≥ {goal} MB/s (one core)",
+                        f"{r['mb_per_s']:.0f} MB/s ({r['t_full_s']:.2f} s)", judge(r["mb_per_s"] >= goal),
                         mb_per_s=r["mb_per_s"]))
         linear = r["ratio_4x"] is not None and r["ratio_4x"] <= RATIO_MAX
         if ctx.quick:  # same rule as the adversarial rows: a 0.5 MB N gives no verdict on a shared machine
@@ -350,16 +355,16 @@ def item_redaction(ctx: Ctx) -> dict:
     adv = d["adversarial"]
     for fn in ("redact", "sanitize_text"):
         res = {case: r[fn] for case, r in adv.items()}
-        slow = sorted(((c, r) for c, r in res.items() if r["mb_per_s"] < 20), key=lambda cr: cr[1]["mb_per_s"])
+        slow = sorted(((c, r) for c, r in res.items() if r["mb_per_s"] < goal), key=lambda cr: cr[1]["mb_per_s"])
         worst_c, worst = min(res.items(), key=lambda cr: cr[1]["mb_per_s"])
         note = ""
         if slow:
             listed = "; ".join(f"{c} {r['mb_per_s']:.1f}" for c, r in slow[:8])
-            note = (f"{len(slow)} input(s) under 20 MB/s, worst {worst_c} at {worst['mb_per_s']:.1f} MB/s "
-                    f"({20 / worst['mb_per_s']:.0f}× short) [MB/s: {listed}]. "
+            note = (f"{len(slow)} input(s) under {goal} MB/s, worst {worst_c} at {worst['mb_per_s']:.1f} MB/s "
+                    f"({goal / worst['mb_per_s']:.1f}× short) [MB/s: {listed}]. "
                     + _limit_from_profile(d.get("worst_profile", {}).get(fn)))
-        rows.append(row(f"{fn}: {len(res)} adversarial inputs ≥ 20 MB/s (N = {adv_n // 1024} KiB, 4N)",
-                        f"{len(res) - len(slow)}/{len(res)} ≥ 20 MB/s; worst {worst_c}: {worst['mb_per_s']:.1f} MB/s",
+        rows.append(row(f"{fn}: {len(res)} adversarial inputs ≥ {goal} MB/s (N = {adv_n // 1024} KiB, 4N)",
+                        f"{len(res) - len(slow)}/{len(res)} ≥ {goal} MB/s; worst {worst_c}: {worst['mb_per_s']:.1f} MB/s",
                         judge(not slow), note, worst_mb_per_s=worst["mb_per_s"], below=len(slow)))
         ratios = {c: r["ratio_4x"] for c, r in res.items()}
         nonlin = {c: v for c, v in ratios.items() if v is None or v > RATIO_MAX}

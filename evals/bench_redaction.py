@@ -151,7 +151,7 @@ UNITS = {  # the repeated unit of each adversarial input (for the cost per unit)
     "dense real tokens": "ghp_" + "x" * 36 + " ",
 }
 LONG_B64 = "one unbroken base64 token (4× N)"
-RATIO_MAX = 6.0  # t(4N)/t(N): 4 when linear, 16 when quadratic; above 6 is reported as not linear
+RATIO_MAX = 5.0  # t(4N)/t(N): 4 when linear, 16 when quadratic; above 5 is reported as not linear
 
 
 def adversarial_inputs(n: int, seed: int = 7) -> dict[str, str]:

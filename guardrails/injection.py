@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import base64
 import binascii
 import secrets
 import unicodedata
@@ -27,7 +26,9 @@ from pydantic import BaseModel, Field
 
 from .clean import FULLY_CLEAN, REDACTION_CLEAN
 from .redaction.heuristics import MIN_LEN
+from .redaction.periodic import PERIOD_MAX, Lookahead, copies
 from .redaction import (
+    GATE_PATTERN,
     MAX_MEM,
     UNANCHORED,
     Aligned,
@@ -215,7 +216,11 @@ for _n, _p in INJECTION_RULES:
     _INJ_SET.Add("(?i)" + without_group_names(_p))
 _INJ_SET.Compile()
 _INJ_NAMES = [n for n, _p in INJECTION_RULES]
-_B64_RUN = re2.compile(r"[A-Za-z0-9+/]{24,}={0,2}|[A-Za-z0-9_\-]{24,}={0,2}")
+# the rules' pattern trees, for the periodic shortcut of _scan (the alternation is case-insensitive as a whole)
+_PERIODIC = Lookahead([f"(?i:{without_group_names(p)})" for _n, p in INJECTION_RULES])
+_PERIOD_MIN_SPAN = 8192  # shortest repetition worth an analysis (a millisecond or two for a new unit, then cached)
+_PERIOD_BUDGET = 65536   # new units analysed per scan: one, and one more per this many bytes
+_B64_SEARCH = re2.compile(r"[A-Za-z0-9+/]{24,}={0,2}|[A-Za-z0-9_\-]{24,}={0,2}")._regexp.Match  # (low-level)
 _MAX_FINDINGS = 50
 # excerpts built per rule and scan: a finding is (rule, excerpt), and text repeating one phrase would
 # otherwise redact an excerpt for every repetition (the verdict never depends on excerpts)
@@ -235,6 +240,16 @@ def _letters_at_least(s: str, k: int) -> bool:
 def _HEXISH(s: str) -> bool:  # noqa: N802
     return not s.strip("0123456789abcdefABCDEF-:TZ.")
 _MAX_B64_DECODES = 64
+# sanitize_text's first pass over an ASCII text: whether it holds a control character, a rule's match, a
+# command word or gated literal of the redactor (what it does not hold is not searched for again; a base64
+# run in the same set would slow every DFA state down)
+_PREPASS_SET = re2.Set.SearchSet(_big_opts())
+for _p in (f"[{_CTRL_CLASS}\\x1B]", _INJ_RX.pattern, GATE_PATTERN):
+    _PREPASS_SET.Add(_p)
+_PREPASS_SET.Compile()
+_PREPASS = _PREPASS_SET.Match
+_PREPASS_MIN = 256  # (a shorter text: the passes are as cheap as the call)
+_URLSAFE = bytes.maketrans(b"-_", b"+/")
 
 
 class _Source:
@@ -307,7 +322,10 @@ def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str,
     mb = mc = 0  # non-ASCII: byte offset mb is character offset mc
     rules: dict[bytes, str] = {}
     excerpts: dict[str, int] = {}
+    no_period_until = 0
+    analyses = 1 + end // _PERIOD_BUDGET
     while len(findings) < _MAX_FINDINGS:
+        p = bpos
         bs, be = _INJ_SEARCH(UNANCHORED, subject, bpos, end)[0]
         if bs < 0:
             return
@@ -319,7 +337,26 @@ def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str,
         if rule is None:
             rule = rules[mt] = _rule_of(mt)
         if excerpts.get(rule, 0) >= _MAX_EXCERPTS_PER_RULE:
-            continue  # this rule is reported already; more excerpts of it add nothing to the verdict
+            # this rule is reported already; more excerpts of it add nothing to the verdict.  Text repeating
+            # the unit just scanned (hostile input repeats its phrase): each copy's search would find the same
+            # match of this rule one period later, skipped as this one is, so the copies are passed at once
+            # (periodic.py: what every such search reads lies inside the repetition)
+            if (ascii_ and p > 0 and be > bs and be >= no_period_until and be - p <= PERIOD_MAX
+                    and subject[p - 1] == subject[be - 1]):
+                unit = text[p:be]
+                if text.startswith(unit, be):
+                    period = be - p
+                    m = copies(text, unit, be)
+                    region_end = be + m * period
+                    no_period_until = region_end
+                    if m * period >= _PERIOD_MIN_SPAN and (unit in _PERIODIC.sim_cache or analyses > 0):
+                        analyses -= unit not in _PERIODIC.sim_cache
+                        la = _PERIODIC.simulated(unit)
+                        if la is not None:
+                            k = min(m, (region_end - bs - la - 2) // period)
+                            if k > 0:
+                                bpos = be + k * period
+            continue
         excerpts[rule] = excerpts.get(rule, 0) + 1
         if ascii_:
             s, e = bs, be
@@ -335,9 +372,11 @@ def _scan(text: str, findings: list[InjectionFinding], seen: set, location: str,
         findings.append(InjectionFinding(rule=prefix + rule, excerpt=excerpt, location=location))
 
 
-def _detect(raw: str, norm: str, location: str = "", red: str | None = None) -> list[InjectionFinding]:
+def _detect(raw: str, norm: str, location: str = "", red: str | None = None,
+            present: bool | None = None) -> list[InjectionFinding]:
     """Findings in one string: ``raw`` as received, ``norm`` = normalise(raw), ``red``: the redaction of
-    ``norm`` (by key too, for a JSON field) when the caller has it; every excerpt is cut from it."""
+    ``norm`` (by key too, for a JSON field) when the caller has it; every excerpt is cut from it.
+    ``present``: whether a rule matches ``norm`` anywhere, when known."""
     findings: list[InjectionFinding] = []
     seen: set = set()
     if not raw.isascii():
@@ -360,25 +399,33 @@ def _detect(raw: str, norm: str, location: str = "", red: str | None = None) -> 
                 findings.append(InjectionFinding(rule=rule, excerpt=_window(norm_src, p), location=location))
     if len(norm) < 6:
         return findings
-    _scan(norm, findings, seen, location, red=red)
+    if present is None or present:
+        _scan(norm, findings, seen, location, red=red)
     # identifiers (workload names are DNS-1123 labels: "ignore-all-previous-instructions"): scan the
     # words joined by - _ . as a sentence too
-    if (len(norm) >= 12 and norm.split(None, 1) == [norm] and sum(norm.count(c) for c in "-_.") >= 2
+    if (len(norm) >= 12 and ("-" in norm or "_" in norm or "." in norm) and norm.split(None, 1) == [norm]
+            and sum(norm.count(c) for c in "-_.") >= 2
             and _letters_at_least(norm, 8) and not _HEXISH(norm)):
         _scan(norm.replace("-", " ").replace("_", " ").replace(".", " "), findings, seen, location)
     # instructions wrapped in base64 (a classic filter bypass); bounded number of decodes
     if len(norm) >= 24:
         n = 0
-        for m in _B64_RUN.finditer(norm):
-            if n >= _MAX_B64_DECODES or len(findings) >= _MAX_FINDINGS:
+        subject = norm.encode("utf-8")
+        pos, end = 0, len(subject)
+        while n < _MAX_B64_DECODES and len(findings) < _MAX_FINDINGS:
+            bs, pos = _B64_SEARCH(UNANCHORED, subject, pos, end)[0]
+            if bs < 0:
                 break
-            tok = m.group(0)
-            if len(tok) > 4096 or _HEXISH(tok):
+            if pos - bs > 4096:
+                continue
+            tok = subject[bs:pos].decode("ascii")
+            if _HEXISH(tok):
                 continue  # hashes, UUIDs, digests: not base64 text
             n += 1
+            raw = (tok + "=" * (-len(tok) % 4)).encode("ascii")
             try:
-                dec = base64.b64decode(tok + "=" * (-len(tok) % 4), altchars=b"-_" if ("-" in tok or "_" in tok)
-                                       else None)
+                # (base64.b64decode with altchars, without building the translation table for every token)
+                dec = binascii.a2b_base64(raw.translate(_URLSAFE) if ("-" in tok or "_" in tok) else raw)
                 s = dec.decode("utf-8")
             except (binascii.Error, ValueError, UnicodeDecodeError):
                 continue
@@ -400,9 +447,15 @@ def sanitize_text(text: str, *, location: str = "") -> SanitizedText:
     the redacted text)."""
     if not isinstance(text, str):
         text = "" if text is None else str(text)
-    norm = normalise(text)
-    red, n = redact_with_count(norm)
-    findings = _detect(text, norm, location, red) if text else []
+    present = gate = None
+    if len(text) >= _PREPASS_MIN and text.isascii():
+        # one pass for three: a control character (normalise), a rule's match (_scan), the redactor's gate
+        found = _PREPASS(text.encode("ascii")) or ()
+        if 0 not in found:
+            present, gate = 1 in found, 2 in found  # and normalise(text) is text
+    norm = text if present is not None else normalise(text)
+    red, n = redact_with_count(norm, gate=gate)
+    findings = _detect(text, norm, location, red, present) if text else []
     return SanitizedText(text=red, injections=findings, redactions=n)
 
 

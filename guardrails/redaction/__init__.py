@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 
 from ..names import STRONG, WEAK
-from .engine import redact, redact_with_count
+from .engine import GATE_PATTERN, redact, redact_with_count
 from .align import Aligned
 from .heuristics import is_secret_value as _is_secret_value
 from .heuristics import looks_random
@@ -29,7 +29,8 @@ from .rules import ALL_RULES, COMMANDS, CONTEXT, FORMATS, KNOWN_FORMATS, PEM, Ru
 from .structured import redact_value, redact_value_with_count
 
 __all__ = [
-    "ALL_RULES", "Aligned", "COMMANDS", "CONTEXT", "FORMATS", "KNOWN_FORMATS", "MARKER_PREFIX", "MAX_MEM", "PEM", "Rule",
+    "ALL_RULES", "Aligned", "COMMANDS", "CONTEXT", "FORMATS", "GATE_PATTERN", "KNOWN_FORMATS", "MARKER_PREFIX",
+    "MAX_MEM", "PEM", "Rule",
     "STRONG", "UNANCHORED", "WEAK", "is_secret_value", "looks_random", "low_level_search", "marker", "options",
     "redact", "redact_value", "redact_value_with_count", "redact_with_count", "rule_summary",
     "without_group_names",

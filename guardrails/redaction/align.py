@@ -19,12 +19,17 @@ import bisect
 import re2
 
 from .engine import redact
+from .re2util import UNANCHORED
 
 _MARKER = re2.compile(r"\[REDACTED:[A-Za-z0-9_]*\]")
+_MARKER_SEARCH = _MARKER._regexp.Match
 
 
 class Aligned:
-    __slots__ = ("text", "red", "_orig", "_reds", "_lens")
+    """Built as far as it is asked (a text with thousands of markers and a finding near its start reads its
+    first pieces only): the pieces are found in order, so the result is that of finding them all first."""
+
+    __slots__ = ("text", "red", "_orig", "_reds", "_lens", "_rpos", "_pos", "_bytes", "_iter", "_done")
 
     def __init__(self, text: str, red: str | None = None) -> None:
         self.text = text
@@ -32,14 +37,28 @@ class Aligned:
         self._orig: list[int] = []  # start of each unchanged piece in text ...
         self._reds: list[int] = []  # ... and in red
         self._lens: list[int] = []
-        if self.red == text:
+        self._rpos = self._pos = 0  # red[:_rpos] is aligned; the next piece is searched in text from _pos
+        self._done = self.red == text
+        if self._done:
             self._orig, self._reds, self._lens = [0], [0], [len(text)]
+        # the markers: re2's low-level search on ASCII (byte offsets are character offsets), else finditer
+        self._bytes = self.red.encode("ascii") if not self._done and self.red.isascii() else None
+        self._iter = _MARKER.finditer(self.red) if not self._done and self._bytes is None else None
+
+    def _extend(self) -> None:
+        """Align the next piece (the one before the next marker, or the last one)."""
+        red, rpos = self.red, self._rpos
+        if self._bytes is not None:
+            ms, me = _MARKER_SEARCH(UNANCHORED, self._bytes, rpos, len(self._bytes))[0]
+        else:
+            m = next(self._iter, None)  # type: ignore[arg-type]
+            ms, me = m.span() if m is not None else (-1, -1)
+        if ms < 0:
+            self._piece(red[rpos:], rpos, self._pos, last=True)
+            self._done = True
             return
-        pos = rpos = 0
-        for m in _MARKER.finditer(self.red):
-            pos = self._piece(self.red[rpos:m.start()], rpos, pos)
-            rpos = m.end()
-        self._piece(self.red[rpos:], rpos, pos, last=True)
+        self._pos = self._piece(red[rpos:ms], rpos, self._pos)
+        self._rpos = me
 
     def _piece(self, piece: str, rpos: int, pos: int, last: bool = False) -> int:
         """Record the unchanged piece red[rpos:rpos+len(piece)], found in text at or after pos; returns
@@ -59,6 +78,8 @@ class Aligned:
 
     def pos(self, i: int) -> int:
         """The offset in ``red`` of offset ``i`` of ``text``."""
+        while not self._done and not (self._orig and self._orig[-1] > i):
+            self._extend()  # (until the piece after i is known: i is in a piece or in the span before it)
         k = bisect.bisect_right(self._orig, i) - 1
         if k < 0:
             return 0

@@ -10,14 +10,17 @@
        ``echo X | … --password-stdin``), each as its own pass over the lines holding its command word:
        they skip an unbounded part of the line before their flag, and inside one alternation that made
        every later search read to the end of the line (quadratic).
-    3. One combined re2 alternation holding the other context rules and the known token formats
-       (rules.py).  It is compiled without captures (matcher.py) and searched match by match with re2's
-       low-level ``RE2.Match``; a ``re2.Set`` names the rule of each candidate (a bare token whose first
-       characters only one known format can start with needs none) and only that rule's regex extracts
-       groups from the candidate; identical candidates are decided once per call (memo).  Text that
-       repeats a unit is decided once per unit when the patterns' structure proves that the searches
-       would see the same thing (periodic.py).  No pattern keeps a counter that restarts inside long
-       tokens (the DFA stays small: one 2 MiB random token is scanned at ~80 MB/s, not 3).
+    3. The leftmost-first alternation of the other context rules, then the known token formats
+       (rules.py), searched as two streams (matcher.streams: the context rules, the known formats; each
+       family's next match is kept until the scan passes it, the leftmost of the two is the alternation's
+       match), compiled without captures (matcher.py) and searched match by match with re2's low-level
+       ``RE2.Match``; a ``re2.Set`` names the rule of each candidate (a bare token whose first
+       characters only one known format can start with needs none, and a list of such tokens is taken in
+       one search: _token_run) and only that rule's regex extracts groups from the candidate; identical
+       candidates are decided once per call (memo).  Text that repeats a unit is decided once per unit
+       when the patterns' structure proves that the searches would see the same thing (periodic.py).  No
+       pattern keeps a counter that restarts inside long tokens, and the two families' DFAs are apart
+       (one random base64 token is scanned at ~190 + ~300 MB/s, not ~55 as one alternation).
     4. A candidate that a callback rejects is re-scanned once (handlers.py).
     5. Base64 runs whose decoded text holds a secret (encoded.py): the last alternatives of stage 3.
 * The replacement is ``[REDACTED:<kind>]``.  No rule can match inside a marker (values may not start
@@ -29,6 +32,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any
 
 import re2
@@ -69,8 +73,8 @@ _TAIL_LITE = Matcher(TAIL_RULES, _LITE_FORMATS + _B64_RULE)
 _PLAIN_LITE = (Matcher(MAIN_RULES, _LITE_FORMATS), Matcher([], _LITE_FORMATS), Matcher(TAIL_RULES, _LITE_FORMATS))
 # one pass over a long text finds whether it holds a command word or a gated literal at all
 _GATE_LITERALS = _CMD_LITERALS + GATED_LITERALS
-_GATE = low_level_search(re2.compile("|".join([f"(?:{r.starts})" for r in COMMANDS]
-                                              + [re2.escape(lit) for lit in GATED_LITERALS])))
+GATE_PATTERN = "|".join([f"(?:{r.starts})" for r in COMMANDS] + [re2.escape(lit) for lit in GATED_LITERALS])
+_GATE = low_level_search(re2.compile(GATE_PATTERN))
 
 
 @functools.lru_cache(maxsize=2)
@@ -95,6 +99,7 @@ class Counter(CounterBase):
 
 
 _MEMO_MAX = 4096
+_MEMO_LEN = 4096  # longest candidate remembered
 
 
 def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: bytes | None = None) -> str:
@@ -102,9 +107,11 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
     # re2 scans UTF-8 bytes; for ASCII text byte offsets are character offsets
     if subject is None:
         subject = text.encode("ascii") if ascii_ else text.encode("utf-8")
-    search = matcher.search
+    search_c, search_k = matcher.streams()
+    run = matcher.token_run() if ascii_ else None
+    no_run_until = 0
     rule_for = matcher.rule_for
-    by_prefix_get = matcher.by_prefix.get
+    bare_marker_get = matcher.bare_marker.get
     unanchored, plain, memo_max = UNANCHORED, PLAIN, _MEMO_MAX
     end = len(subject)
     out: list[str] = []
@@ -117,14 +124,40 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
     # identical candidates (a log repeats its lines; hostile input repeats its pattern) are decided once
     memo: dict[str, tuple[Any, int]] = {}
     memo_get = memo.get
+    # the next match of each family (matcher.streams): (start, end) found by a search from cq / kq; a start
+    # of `none`: no match at or after there
+    none = end + 1
+    cs = ce = ks = ke = 0
+    cq = kq = none + 1
+    if search_c is None:
+        cs, cq = none, 0
+    if search_k is None:
+        ks, kq = none, 0
     while True:
-        bs, be = search(unanchored, subject, bpos, end)[0]
-        if bs < 0:
-            break
+        if cs < bpos or bpos < cq:
+            cs, ce = search_c(unanchored, subject, bpos, end)[0]
+            cq = bpos
+            if cs < 0:
+                cs = none
+        if cs == bpos and cs != none:
+            bs, be, ctx = cs, ce, True  # (no known format can start before a context match starting here)
+        else:
+            if ks < bpos or bpos < kq:
+                ks, ke = search_k(unanchored, subject, bpos, end)[0]
+                kq = bpos
+                if ks < 0:
+                    ks = none
+            if cs <= ks:
+                if cs == none:
+                    break
+                bs, be, ctx = cs, ce, True
+            else:
+                bs, be, ctx = ks, ke, False
         if ascii_:
             s, e, p = bs, be, bpos
         else:
-            s = mc + _re2_chars(subject, mb, bs)
+            # (after a rejected candidate the scan goes on inside it, before the last offset converted)
+            s = mc + _re2_chars(subject, mb, bs) if bs >= mb else mc - _re2_chars(subject, bs, mb)
             e = s + _re2_chars(subject, bs, be)
             mb, mc = be, e
             p = -1
@@ -132,30 +165,43 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
         if s < pos:
             continue  # inside a block scalar already replaced
         cb = subject[bs:be]
-        if not cb.translate(None, plain):
+        # (a context match always holds a context character: tests/guardrails/test_linearity.py)
+        if not ctx and not cb.translate(None, plain):
             # a bare token whose first characters only one known format can start with: the common case
             # of a real token, kept short (see rule_for)
-            rule = by_prefix_get(cb[:4])
-            if rule and not rule.check and cb[0] != 92:  # (not after a JSON escape: "\\n" + token)
+            # (a JSON escape before a token, "\\n" + token, is not bare: the backslash is a context character)
+            mark = bare_marker_get(cb[:4])
+            if mark:
                 counter.n += 1
                 append(text[pos:s])
-                append(rule.marker)
+                append(mark)
                 pos = e
+                if run is not None and p >= 0 and e < end and subject[e] == 32 and e >= no_run_until and e < cs:
+                    # more such tokens after it, a space or more apart (a token list): taken in one search
+                    limit = min(cs, end, e + _RUN_CHUNK)
+                    taken, rep, k, read = _token_run(run, subject, e, limit, plain, bare_marker_get)
+                    if k:
+                        counter.n += k
+                        append(rep)
+                        pos = bpos = taken
+                    if read > taken + 1:
+                        no_run_until = read  # (stopped early: what it read is not searched again)
                 continue
         cand = text[s:e]
-        hit = memo_get(cand)
+        long_ = len(cand) > _MEMO_LEN  # (not remembered: rarely repeated, and hashing it is a pass over it)
+        hit = None if long_ else memo_get(cand)
         if hit is not None:
             rep, delta = hit
             counter.n += delta
         else:
-            rule = rule_for(cb)
+            rule = rule_for(cb, ctx)
             if rule is None:
                 rep, delta = cand, 0
             else:
                 before = counter.n
                 rep = handle(rule, cand, depth, counter)
                 delta = counter.n - before
-            if len(memo) < memo_max:
+            if len(memo) < memo_max and not long_:
                 memo[cand] = (rep, delta)
         if rep is B64:
             # a base64 fragment (rules.BASE64): decide the run around it (ASCII characters: as many bytes)
@@ -204,26 +250,32 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
             append(rep)
             pos = e
             continue
+        read = e  # the end of what deciding the candidate read
         if rep.__class__ is Block:
             vend = s + len(rep.head)
-            bend = block_end(text, vend)
+            bend, read = block_end(text, vend)
             inner_block = text[vend:bend].strip()
-            if not inner_block or (inner_block.startswith(MARKER_PREFIX) and "\n" not in inner_block):
-                continue  # empty, or already redacted
-            body = text[vend:bend]
-            first = body.split("\n", 2)[1] if "\n" in body else ""
-            indent = first[: len(first) - len(first.lstrip(" \t"))]
-            counter.n += 1
-            append(text[pos:s])
-            head = sub(counter.known, rep.head, 1, counter) if rep.long_head else rep.head
-            append(head + "\n" + indent + marker(rep.kind) + ("\n" if body.endswith("\n") else ""))
-            pos = bend
-            continue
-        changed = rep is not cand and rep != cand
-        if changed:
-            append(text[pos:s])
-            append(rep)
-            pos = e
+            if inner_block and not (inner_block.startswith(MARKER_PREFIX) and "\n" not in inner_block):
+                body = text[vend:bend]
+                first = body.split("\n", 2)[1] if "\n" in body else ""
+                indent = first[: len(first) - len(first.lstrip(" \t"))]
+                counter.n += 1
+                append(text[pos:s])
+                head = sub(counter.known, rep.head, 1, counter) if rep.long_head else rep.head
+                append(head + "\n" + indent + marker(rep.kind) + ("\n" if body.endswith("\n") else ""))
+                pos = bend
+                continue
+            # empty, or already redacted: left as it is, and so are its periodic copies (below) when the
+            # line it starts on begins inside the unit (block_end reads back to that line's start)
+            if p <= 0 or text.rfind("\n", p, vend) < 0:
+                continue
+            changed = False
+        else:
+            changed = rep is not cand and rep != cand
+            if changed:
+                append(text[pos:s])
+                append(rep)
+                pos = e
         # periodic input: copies of the unit just scanned that the searches would treat identically
         if p > 0 and e >= no_period_until and e - p <= PERIOD_MAX and text[p - 1] == text[e - 1]:
             unit = text[p:e]
@@ -235,6 +287,7 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
                 if m * period >= PERIOD_MIN_SPAN:
                     la = matcher.lookahead.bound(unit)
                     if la is not None:
+                        la = max(la, read - s)
                         # copy i (1..k) is searched from p + i*period; everything that search reads lies
                         # before s + i*period + la + 1 < region_end
                         k = min(m, (region_end - s - la - 2) // period)
@@ -250,19 +303,62 @@ def sub(matcher: Matcher, text: str, depth: int, counter: Counter, subject: byte
     return "".join(out)
 
 
+_RUN_CHUNK = 16384  # bytes a token run's search may read
+_FIRST4 = operator.itemgetter(slice(0, 4))
+
+
+def _token_run(run: Any, subject: bytes, start: int, limit: int, plain: bytes,
+               bare_marker_get: Any) -> tuple[int, str, int, int]:
+    """After a bare token of the fast path ending at ``start`` (ASCII text, a space next): the tokens that
+    follow it one space or more apart and that the fast path would take one by one.  ``run`` (one search,
+    matcher.token_run) matches spaces and a token of a format without a check, repeated; every token it
+    gives that is followed by a space within ``limit`` (the next context match, so that none comes between),
+    has no context character, and whose first 4 bytes only one known format can start with (bare_marker)
+    is what the scan's next search would find there (no known format matches a space, no known format but
+    that one can start there), and what the fast path would replace.  Returns (end of the last token taken,
+    the replacement of start..that end, the number of tokens, the end of what the search read)."""
+    stop = run(ANCHOR_START, subject, start, limit)[0][1]
+    if stop <= start:
+        return start, "", 0, start
+    pieces = subject[start:stop].split(b" ")
+    if not (stop < limit and subject[stop] == 32):
+        pieces.pop()  # the last one: not followed by a space (a longer token, or the limit cut it)
+    marks = list(map(bare_marker_get, map(_FIRST4, pieces)))
+    try:
+        taken = marks.index(None)
+    except ValueError:
+        taken = len(marks)
+    while taken and not marks[taken - 1]:
+        taken -= 1  # (the spaces after the last token are not taken)
+    if not taken:
+        return start, "", 0, stop
+    region = b" ".join(pieces[:taken])
+    if region.translate(None, plain + b" "):
+        # a token with a context character: up to it only
+        taken = next(i for i, w in enumerate(pieces) if w.translate(None, plain))
+        while taken and not marks[taken - 1]:
+            taken -= 1
+        if not taken:
+            return start, "", 0, stop
+        region = b" ".join(pieces[:taken])
+    del marks[taken:]
+    return start + len(region), " ".join(marks), taken - marks.count(""), stop
+
+
 def _re2_chars(b: bytes, start: int, stop: int) -> int:
     """Number of characters in the UTF-8 bytes b[start:stop]."""
     return len(b[start:stop].decode("utf-8")) if stop > start else 0
 
 
 
-def redact_with_count(text: str) -> tuple[str, int]:
-    """Redact and return the number of markers inserted."""
+def redact_with_count(text: str, *, gate: bool | None = None) -> tuple[str, int]:
+    """Redact and return the number of markers inserted.  ``gate``: whether ``GATE_PATTERN`` (a command word
+    or the literal of a gated format) occurs in ``text``, when the caller has searched for it already."""
     if not isinstance(text, str) or len(text) < MIN_LEN:
         return text, 0
     if text in REDACTION_CLEAN:
         return text, 0
-    out, counter = _redact(text)
+    out, counter = _redact(text, gate=None if gate is None else not gate)
     if counter.n == 0 and out == text:
         REDACTION_CLEAN.remember(text)
     return out, counter.n
@@ -276,9 +372,14 @@ def _redact_plain(text: str) -> tuple[str, int]:
     return out, counter.n
 
 
-def _redact(text: str, b64: bool = True) -> tuple[str, Counter]:
+def _redact(text: str, b64: bool = True, gate: bool | None = None) -> tuple[str, Counter]:
+    """``gate``: no command word and no gated literal in ``text`` (the command rules and the gated formats
+    are left out), when known.  (A command rule's match starts with a match of its ``starts``, which the gate
+    pattern holds; a gated literal is in it as it is.)"""
     subject = None
-    if len(text) < 4096:  # (the literals of the command rules and of the gated formats)
+    if gate is not None:
+        pass
+    elif len(text) < 4096:  # (the literals of the command rules and of the gated formats)
         gate = not any(map(text.__contains__, _GATE_LITERALS))
     else:  # one DFA pass for the command words and the literals of the gated formats
         subject = text.encode("utf-8")

@@ -116,7 +116,7 @@ def _handle_header(m: _M, depth: int, counter: Counter) -> str:
         counter.n += 1
         return full[:vs] + marker("cookie") + val[len(stripped):] + full[ve:]
     lead = len(val) - len(val.lstrip())
-    words = val.split()
+    words = val.split(None, 2)  # (the scheme and the credential: the rest of a long value is not split)
     if not words:
         return _fallback(m, "h_val", depth, counter)
     scheme = words[0].lower()
@@ -294,25 +294,28 @@ def _block_indicator(v: str) -> bool:
 _BLOCK_MAX = 64 * 1024
 
 
-def block_end(text: str, value_pos: int) -> int:
-    """End of the block scalar whose indicator sits on the line containing value_pos."""
+def block_end(text: str, value_pos: int) -> tuple[int, int]:
+    """End of the block scalar whose indicator sits on the line containing value_pos, and the end of what
+    was read to find it (the line after the block)."""
     ls = text.rfind("\n", 0, value_pos) + 1
     line = text[ls:value_pos]
     key_indent = len(line) - len(line.lstrip(" \t-"))
     nl = text.find("\n", value_pos)
     if nl == -1:
-        return len(text)
+        return len(text), len(text)
     pos = nl + 1
+    read = pos
     limit = min(len(text), pos + _BLOCK_MAX)
     while pos < limit:
         nxt = text.find("\n", pos, limit)
         line_end = nxt if nxt != -1 else limit
+        read = line_end + 1
         ln = text[pos:line_end]
         stripped = ln.lstrip(" \t")
         if stripped and len(ln) - len(stripped) <= key_indent:
             break
         pos = line_end + 1 if nxt != -1 else limit
-    return min(pos, len(text))
+    return min(pos, len(text)), min(read, len(text))
 
 
 # ------------------------------------------------------------------ the formats of issue 10 item 2

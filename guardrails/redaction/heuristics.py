@@ -13,7 +13,7 @@ from collections import Counter
 import re2
 
 from ..names import WEAK
-from .re2util import MARKER_PREFIX, options
+from .re2util import MARKER_PREFIX, options, whole_match
 from .rules import CONT, KNOWN_FORMATS
 
 MIN_LEN = 8  # a shorter text holds no credential worth a marker
@@ -49,12 +49,13 @@ _STOPWORDS = {
     "object", "array", "list", "dict", "map", "secret", "token", "password", "credentials",
     "credential", "cookie", "cookies", "signature", "sig", "auth", "generation", "length:",
 }
-_B64ISH = re2.compile(r"^[A-Za-z0-9+/_=\-]+$")
-_HEX = re2.compile(r"^[0-9a-fA-F]+$")
-_UUID = re2.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_DNS_NAME = re2.compile(r"^[a-z0-9]([a-z0-9.\-]*[a-z0-9])?$")
-_SHELL_REF = re2.compile(r"^(?:\$\{[^}]*\}?|\$\([^)]*\)?|\$[A-Za-z_][A-Za-z0-9_]*|%\([^)]*\)s|%s|\{\{.*\}\}?|\$\$.*)$")
-_PATHLIKE = re2.compile(r"^(?:~|\.{1,2})?(?:/[A-Za-z0-9_.@:+\-]+)+/?$")
+# whole-value tests (re2 on the UTF-8 bytes; a character class alone: bytes.translate deleting it leaves nothing)
+_B64ISH_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_=-"
+_HEX_CHARS = "0123456789abcdefABCDEF"
+_UUID = whole_match(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_DNS_NAME = whole_match(r"[a-z0-9]([a-z0-9.\-]*[a-z0-9])?")
+_SHELL_REF = whole_match(r"\$\{[^}]*\}?|\$\([^)]*\)?|\$[A-Za-z_][A-Za-z0-9_]*|%\([^)]*\)s|%s|\{\{.*\}\}?|\$\$.*")
+_PATHLIKE = whole_match(r"(?:~|\.{1,2})?(?:/[A-Za-z0-9_.@:+\-]+)+/?")
 
 
 _ENTROPY_SAMPLE = 4096
@@ -91,26 +92,31 @@ def looks_random(v: str, min_len: int = 16) -> bool:
     """High-entropy machine-generated value (API key, base64 secret, hex key)?"""
     if len(v) < min_len:
         return False
-    if _UUID.search(v):
+    if len(v) == 36 and _UUID(v):  # (a UUID is 36 characters)
         return False
-    if _HEX.search(v):
+    if not v or not v.isascii():
+        return False  # (neither hex nor base64-ish)
+    if not v.strip(_HEX_CHARS):  # (all hex: strip stops at the first other character)
         return len(v) >= 24 and entropy(v) >= 3.0
-    if not _B64ISH.search(v):
+    if v.encode("ascii").translate(None, _B64ISH_BYTES):
         return False
     # ASCII from here on: str methods instead of loops over the characters
-    digit, upper, lower = has_digit(v), has_upper(v), has_lower(v)
+    digit, upper = has_digit(v), has_upper(v)
+    if not digit and not upper:
+        return False  # (neither a digit nor both cases; nor a letter of either case: no lower either)
+    lower = has_lower(v)
     if not digit and not (upper and lower and len(v) >= 24):
         return False
     if not (upper or lower):
         return False
     # dns-ish names with hyphens and words (train-7d9f8c6b5-x2x9q) are not secrets
-    if "-" in v and _DNS_NAME.search(v) and max(map(len, v.split("-"))) < 16:
+    if "-" in v and _DNS_NAME(v) and max(map(len, v.split("-"))) < 16:
         return False
     return entropy(v) >= 3.2
 
 
 def is_path(v: str) -> bool:
-    if not _PATHLIKE.search(v):
+    if not _PATHLIKE(v):
         return False
     for seg in set(v.split("/")):
         if len(seg) >= 12 and looks_random(seg, 12):
@@ -130,7 +136,8 @@ def decodes_to_userpass(v: str) -> bool:
     return ":" in s and s.isprintable()
 
 
-_MASK_CHARS = frozenset("*xX•.#?_-~ ")
+_WORD_MAX = max(map(len, _PLACEHOLDERS | _STOPWORDS))
+_MASK_CHARS = "*xX•.#?_-~ "  # a value made of these only is a mask (str.strip: no pass over a long value)
 
 
 def is_secret_value(v: str, strength: str | None, kind: str, structured: bool = False) -> bool:
@@ -141,24 +148,27 @@ def is_secret_value(v: str, strength: str | None, kind: str, structured: bool = 
     v = v.strip()
     if not v or v.startswith(MARKER_PREFIX):
         return False
-    low = v.lower()
-    if low in _PLACEHOLDERS:
+    # placeholders and stop words are short words: a longer value is neither (lower() never shortens a
+    # string, nor makes or removes the punctuation stripped), and is not lower-cased whole
+    if len(v) <= _WORD_MAX and v.lower() in _PLACEHOLDERS:
         return False
-    bare = low.rstrip(".,:;!")
-    if bare in _STOPWORDS and bare.isalpha():
-        return False  # prose: "token: expired", "password: incorrect"
+    bare = v.rstrip(".,:;!")
+    if len(bare) <= _WORD_MAX:
+        bare = bare.lower()
+        if bare in _STOPWORDS and bare.isalpha():
+            return False  # prose: "token: expired", "password: incorrect"
     if v[0] in "<[":
         return False
-    if ("$" in v or "{" in v or "%" in v) and _SHELL_REF.search(v):
+    if ("$" in v or "{" in v or "%" in v) and _SHELL_REF(v):
         return False  # $VAR, ${VAR}, $(cmd), {{ template }}, %(name)s
-    if set(v) <= _MASK_CHARS or low.startswith("***") or low.startswith("xxxx"):
+    if not v.strip(_MASK_CHARS) or v.startswith("***") or v[:4].lower() == "xxxx":
         return False
     if strength == WEAK:
         if kind == "auth" and decodes_to_userpass(v):
             return True
         if kind == "secret":
             # bare `secret: db-creds` is usually the name of a Kubernetes Secret
-            if _DNS_NAME.search(v) and not looks_random(v):
+            if _DNS_NAME(v) and not looks_random(v):
                 return False
             return len(v) >= 6 and not v.isalpha() or looks_random(v)
         return looks_random(v)
@@ -238,7 +248,7 @@ def check_known(kind: str, token: str) -> bool:
 def plausible_credential(v: str) -> bool:
     """A single token that could be a bearer / API credential (not a word like 'server' or 'expired')."""
     v = v.strip(".,;")
-    if len(v) < 8 or v.startswith(MARKER_PREFIX) or _SHELL_REF.search(v) or v[0] in "<[":
+    if len(v) < 8 or v.startswith(MARKER_PREFIX) or _SHELL_REF(v) or v[0] in "<[":
         return False
     if v.isalpha() and (v.islower() or v.isupper() or v.istitle()):
         return False

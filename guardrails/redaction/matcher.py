@@ -77,6 +77,42 @@ class CompiledRule:
         return sp if sp[0][0] >= 0 else None
 
 
+def _matches_space(tree: tuple) -> bool:
+    """Can a match of the pattern tree hold a space, or be empty (and so start at one)?"""
+    return _holds_space(tree) or _nullable(tree)
+
+
+def _holds_space(tree: tuple) -> bool:
+    kind = tree[0]
+    if kind == "c":
+        return " " in tree[1]
+    if kind in ("s", "a"):
+        return any(_holds_space(x) for x in tree[1])
+    if kind == "r":
+        return _holds_space(tree[3])
+    return kind not in ("e", "n")  # (an unknown node: assume it can)
+
+
+def _nullable(tree: tuple) -> bool:
+    kind = tree[0]
+    if kind == "c":
+        return False
+    if kind == "s":
+        return all(_nullable(x) for x in tree[1])
+    if kind == "a":
+        return any(_nullable(x) for x in tree[1])
+    if kind == "r":
+        return tree[1] == 0 or _nullable(tree[3])
+    return True  # zero-width, or unknown
+
+
+def _alternation(patterns: list[str]) -> Any:
+    """One re2 regex: the alternation of the patterns, in their order, without captures."""
+    o = options()
+    o.never_capture = True
+    return re2.compile("|".join(f"(?:{without_group_names(p)})" for p in patterns), o)
+
+
 @functools.lru_cache(maxsize=None)
 def fullmatch_set(patterns: tuple[str, ...]) -> Any:
     """re2.Set (anchored both ends) of the patterns, as its low-level Match: bytes -> [indices]."""
@@ -103,10 +139,10 @@ class Matcher:
     def __init__(self, ctx: list[tuple[str, str]], known: list[tuple[str, str]]) -> None:
         self.rules = [CompiledRule("ctx", n, p) for n, p in ctx] + [CompiledRule("known", k, p) for k, p in known]
         self.patterns = [p for _n, p in ctx] + [p for _k, p in known]
-        o = options()
-        o.never_capture = True
-        self.coarse = re2.compile("|".join(f"(?:{without_group_names(p)})" for p in self.patterns), o)
+        self.coarse = _alternation(self.patterns)
         self.search = self.coarse._regexp.Match  # (anchor, bytes, pos, endpos) -> [(start, end)]
+        self._streams: "tuple[Any, Any] | None" = None
+        self._run: Any = None
         # which rule matched a candidate: the lowest index among the patterns matching it exactly.  Two
         # sets (context rules, then known formats): one set of both costs 3-4 µs per random-looking
         # token (its DFA tracks both families at once), the two ~0.4 µs each.
@@ -115,14 +151,49 @@ class Matcher:
         self.known_set = self._set([p for _k, p in known]) if known else None
         self.lookahead = Lookahead(self.patterns)
         self.by_prefix: dict[bytes, "CompiledRule | bool"] = {}
+        # the marker of a bare token (no context character) by its first 4 bytes, where only one known format
+        # can start with them and it has no check: what the scan replaces it with without asking rule_for
+        # (b"": "", the empty piece between two spaces in engine._token_run)
+        self.bare_marker: dict[bytes, str] = {b"": ""}
+
+    def streams(self) -> "tuple[Any, Any]":
+        """The low-level searches of the context rules and of the known formats apart (None for an empty
+        family), built on first use.  The leftmost-first match of the whole alternation is the leftmost of
+        their two matches (the context rule's at the same start: its alternatives come first), and a match
+        one of them found from an earlier position is still its next one from any position up to its start,
+        so a scan searches again only the family whose match it passed (engine.sub).  Apart, each DFA stays
+        small: together, every state of one family combines with every state of the other (a random base64
+        token is scanned at ~190 + ~300 MB/s apart, ~55 MB/s together), and a log line meets more new states
+        to build."""
+        if self._streams is None:
+            ctx, known = self.patterns[: self.nctx], self.patterns[self.nctx:]
+            self._streams = (_alternation(ctx)._regexp.Match if ctx else None,
+                             _alternation(known)._regexp.Match if known else None)
+        return self._streams
+
+    def token_run(self) -> Any:
+        """The low-level search (anchored at its start) of a run of one or more spaces and a bare token of a
+        known format, repeated: the formats without a check (heuristics.CHECKED_KINDS), built on first use;
+        None if some known format could match a space (then a space does not end a token, see
+        engine._token_run)."""
+        if self._run is None:
+            self._run = False
+            tree = self.lookahead.build()
+            known = tree[1][self.nctx:] if tree is not None else ()
+            if known and not any(_matches_space(t) for t in known):
+                alts = [r.pattern for r in self.rules[self.nctx:] if not r.check]
+                if alts:
+                    self._run = _alternation([f"(?:[ ]+(?:{'|'.join(f'(?:{p})' for p in alts)}))+"])._regexp.Match
+        return self._run or None
 
     @staticmethod
     def _set(patterns: list[str]) -> Any:
         return fullmatch_set(tuple(patterns))
 
-    def rule_for(self, cand: bytes) -> "CompiledRule | None":
-        """The rule that matched the (UTF-8 encoded) candidate span."""
-        if cand.translate(None, PLAIN):
+    def rule_for(self, cand: bytes, ctx: bool = False) -> "CompiledRule | None":
+        """The rule that matched the (UTF-8 encoded) candidate span; ``ctx``: the span is a context rule's
+        match, so it holds a context character (what the test below says of any span that has one)."""
+        if ctx or cand.translate(None, PLAIN):
             if self.ctx_set is not None:
                 idx = self.ctx_set(cand)
                 if idx:
@@ -134,6 +205,8 @@ class Matcher:
             rule = self.by_prefix.get(key)
             if rule is None and len(self.by_prefix) < PREFIX_CACHE:
                 rule = self.by_prefix[key] = self._unique_known(key)
+                if rule and not rule.check and len(key) == 4:
+                    self.bare_marker[key] = rule.marker
             if rule:
                 return rule
         idx = self.known_set(cand) if self.known_set is not None else None

@@ -4,6 +4,7 @@ options, named groups made non-capturing, and the low-level anchors of ``RE2.Mat
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import re2
 
@@ -42,6 +43,19 @@ def without_group_names(pattern: str) -> str:
 UNANCHORED = re2._Anchor.UNANCHORED
 ANCHOR_START = re2._Anchor.ANCHOR_START
 ANCHOR_BOTH = re2._Anchor.ANCHOR_BOTH
+
+
+def whole_match(pattern: str) -> "Callable[[str], bool]":
+    """A test that the whole of a str matches ``pattern``: re2's low-level ``Match`` on its UTF-8 bytes (the
+    ``search`` wrapper converts offsets between characters and bytes, a Python-level cost per character of a
+    long value)."""
+    match = re2.compile(pattern, options())._regexp.Match
+
+    def test(s: str) -> bool:
+        b = s.encode("utf-8")
+        return match(ANCHOR_BOTH, b, 0, len(b))[0][0] >= 0
+
+    return test
 
 
 def low_level_search(rx: "re2._Regexp") -> object:

@@ -135,6 +135,9 @@ _UNITS = [
     "Bearer ", "Authorization: Bearer abc123XYZdef ", "ghp_" + "a1B2" * 9 + " ", "x_token: expired ", "a=b; ",
     "secret: hunter2\n", "--password s3cr3t ", "<password>x</password>", "curl -u a:b ", '"name": "PW", "value": "v", ',
     "sk-ant-api03-" + "A" * 20 + " ", "http://u:p@h/", "token=a&sig=b&", "a.b.c://u:p@", "x ", "=", "pass: 'q' ",
+    # YAML block scalars left as they are (empty, or already redacted): block_end reads the next lines
+    "password: |\n", "password: >-\n\n", "  token: |\n  x: 1\n", "secret: |\n  [REDACTED:secret]\n",
+    "password: |\n  hunter2\n",
 ]
 
 
@@ -289,3 +292,64 @@ def test_injection_rule_of_a_match_is_the_alternative_that_matched():
         for m in named.finditer(inj.normalise(text)):
             want = next(n for n, _p in inj.INJECTION_RULES if m.group(n) is not None)
             assert inj._rule_of(m.group(0).encode()) == want, m.group(0)
+
+
+# ------------------------------------------------------------------------ the streams and the token runs
+def _plain_scan(text: str) -> tuple:
+    """The scan with one search of the whole alternation per candidate and no token runs (what the two
+    streams and engine._token_run must give)."""
+    counter = engine.Counter(not any(lit in text for lit in engine.GATED_LITERALS))
+    m = counter.full
+    search = m.search
+    saved = (m._streams, m._run)
+    m._streams, m._run = ((lambda a, b, p, e: search(a, b, p, e)), None), False
+    try:
+        return engine.sub(m, text, 0, counter), counter.n
+    finally:
+        m._streams, m._run = saved
+
+
+def test_streams_and_token_runs_give_the_one_alternation_result():
+    from workload_diagnose.guardrails.corpora import known_format_samples
+
+    tokens = [s.secret for s in known_format_samples()] + ["ghp_" + _rand(_ALNUM, 36) for _ in range(20)]
+    words = ["password=x", "token: y", "Bearer abcdefgh12", "x", "\\nghp_" + _rand(_ALNUM, 36), "sk-" + _rand(_ALNUM, 40),
+             "ghp_short", "ghp_" + _rand(_ALNUM, 36) + ":x", "AKIA" + _rand(string.ascii_uppercase, 16) + "-z"]
+    seps = [" ", " ", " ", "  ", "\t", "\n", " = ", ": ", ","]
+    rnd = random.Random(13)
+    for _ in range(300):
+        parts = []
+        for _ in range(rnd.randint(1, 80)):
+            parts.append(rnd.choice(tokens) if rnd.random() < 0.85 else rnd.choice(words))
+            parts.append(rnd.choice(seps) if rnd.random() < 0.2 else " ")
+        text = "".join(parts)[: rnd.randint(1, 4000)]
+        counter = engine.Counter(not any(lit in text for lit in engine.GATED_LITERALS))
+        assert (engine.sub(counter.full, text, 0, counter), counter.n) == _plain_scan(text), text
+
+
+def test_a_token_list_is_taken_in_few_searches():
+    text = " ".join("ghp_" + _rand(_ALNUM, 36) for _ in range(2000))
+    redact(text)  # (the prefixes are known from here on)
+    calls = []
+    m = engine.Counter(True).full
+    c, k = m.streams()
+    m._streams = (lambda *a: (calls.append(1), c(*a))[1], lambda *a: (calls.append(1), k(*a))[1])
+    try:
+        out, n = redaction.redact_with_count(text + " ")
+    finally:
+        m._streams = (c, k)
+    assert n == 2000 and out == "[REDACTED:github_token] " * 2000
+    assert len(calls) < 100
+
+
+def test_non_ascii_text_is_redacted_as_its_ascii_analog():
+    # offsets of non-ASCII text after a rejected candidate (the scan goes on inside it) were those of the
+    # candidate's end: a base64 fragment inside it raised IndexError, a header after it was missed
+    bodies = ["cecretsecretsecretscretsecretsecretsecret:cGFzc3dvcmcGFzc3dvcm",
+              "huauthkeykeyykeykeykeykeykeyAuthorization:Authorization: Auation:",
+              "x_token: expired token: hunter2xyz ghp_" + "Zz9" * 12,
+              "i-nvapi-nvapi-nvapi-nvapi-nvAuthorization:Authorization"]  # (the key was left, a marker misplaced)
+    for body in bodies:
+        for lead in ("\u200b", "é ", "日本 "):
+            out = redact(lead + body)
+            assert out[len(lead):] == redact("# " + body)[2:], (lead, body)
