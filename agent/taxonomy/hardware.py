@@ -101,6 +101,24 @@ def _what(message: str) -> str | None:
     return next((w for key, w in _WHAT if key in m), None)
 
 
+# what a process's own output may say when the GPU under it failed (the CUDA runtime's and the driver's words): a
+# log line with one of these reports a GPU fault but, being the workload's own text, never decides a verdict
+_LOG_FAULT = ("fallen off the bus", "gpu is lost", "rminitadapter", "reset_required", "uncorrectable ecc",
+              "double bit ecc", "uncontained ecc")
+
+
+def gpu_fault_reported(line: str | None) -> str | None:
+    """What GPU hardware fault a log line reports (a hardware-class Xid, or the runtime's words for a lost GPU or an
+    uncorrectable ECC error), or None. Application-class Xids (13, 31, 43, 45, ...) and CUDA out-of-memory are not."""
+    if not line:
+        return None
+    hw = [n for n in xids(line) if n in XID_HARDWARE and n not in XID_NVLINK]
+    if hw:
+        return f"Xid {hw[0]}: {XID_MEANING[hw[0]]}"
+    low = line.lower()
+    return next((w for key, w in _WHAT if key in low), None) if any(k in low for k in _LOG_FAULT) else None
+
+
 # ------------------------------------------------------------------------------------ kubelet's resource words
 _LOW_ON = re.compile(r"\blow on resource:\s*([\w./-]+?)\.?(?:\s|$)", re.IGNORECASE)
 _THRESHOLD = re.compile(r"\bThreshold quantity:\s*([\w.]+?),\s*available:\s*(-?[\w.]+?)\.?(?:\s|$)", re.IGNORECASE)

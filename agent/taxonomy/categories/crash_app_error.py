@@ -6,6 +6,7 @@ import re
 from workload_diagnose.agent.model.signals import Kind
 from workload_diagnose.agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, VerdictLike
 from workload_diagnose.agent.taxonomy.signals.collective import COLLECTIVE, RULE as COLLECTIVE_RULE
+from workload_diagnose.agent.taxonomy.hardware import gpu_fault_reported
 from workload_diagnose.agent.taxonomy.vocabulary import APP_OOM, NONZERO, SIGKILL, SIGTERM, signal_name
 
 _APP_OOM = re.compile(APP_OOM, re.IGNORECASE)
@@ -62,6 +63,14 @@ def recommend(c: RecoContext) -> list[str]:
                    "timeout) is shorter than the slowest step.")
         out.append("Only if every peer, node and the network were healthy: look in the code for a rank that stalls "
                    "or skips a collective (uneven data per rank, a conditional all-reduce), and fix it.")
+    elif gpu_fault_reported(c.log_line):
+        nodes = f" of node {', '.join(c.nodes)}" if c.nodes else ""
+        out.append(f"The failing log line reports a GPU hardware fault ({gpu_fault_reported(c.log_line)}): "
+                   f"\"{c.log_line}\". The application cannot cause or fix that. Have the administrator check the "
+                   f"GPU{nodes} (the kernel log's NVIDIA Xid lines, nvidia-smi -q for ECC errors and remapped rows, "
+                   "dcgm-exporter) and cordon and drain the node if it is faulty; resubmit on a healthy node. No "
+                   "node-side evidence confirmed the fault, so the category stays the application's exit.")
+        out.append("Only if the GPU is healthy: fix the code or configuration that made the container exit.")
     elif c.log_line:
         out.append(f"Fix the code or configuration indicated by the failing log line: \"{c.log_line}\".")
     else:
