@@ -66,7 +66,9 @@ class Upstream:
         self._transport = _Shared(transport or httpx.HTTPTransport(retries=0, limits=POOL))
         self.bearer = spec(config.tier1).bearer  # the source reads with a Run:ai token this service hands it
         self.tokens: TokenCache | None = None
-        if config.auth != "passthrough" and self.bearer:
+        # the service account's token cache; without its client id and secret the service still starts (/readyz
+        # says what is missing, a diagnosis is refused with the same words)
+        if config.auth != "passthrough" and self.bearer and config.client_id and config.client_secret:
             self.tokens = TokenCache(open_source(config.tier1, self._settings(
                 client_id=config.client_id, client_secret=config.client_secret)))
         self._ready: tuple[float, bool, str] | None = None
@@ -82,6 +84,8 @@ class Upstream:
         """A Run:ai source (``WD_TIER1``) for one diagnosis: one that reads with a bearer token gets the caller's
         (pass-through) or the service account's; one with its own credentials gets the service account's client
         id and secret; ``deadline``: the diagnosis's, after which it starts no read (nor a retry's wait)."""
+        if self.bearer and self.config.auth != "passthrough" and self.tokens is None:
+            raise ApiUnavailable(unconfigured(self.config) or "the service account's credentials are not set")
         if self.bearer:  # never the client credentials: a caller's token in pass-through, else the shared cache
             who: dict[str, Any] = {"bearer_token": bearer if self.config.auth == "passthrough" else self.tokens}
         else:  # the source's own credentials (e.g. an MCP server started on stdio gets the service account's)
@@ -133,7 +137,11 @@ class Upstream:
 def unconfigured(config: ServiceConfig) -> str | None:
     """Why the service's Run:ai source cannot read (``/readyz`` answers 503 with it), or None."""
     if spec(config.tier1).bearer:
-        return None if config.runai_url else "RUNAI_BASE_URL is not set"
+        if not config.runai_url:
+            return "RUNAI_BASE_URL is not set"
+        if config.auth != "passthrough" and not (config.client_id and config.client_secret):
+            return "RUNAI_CLIENT_ID / RUNAI_CLIENT_SECRET are not set"
+        return None
     return spec(config.tier1).prerequisites(SourceSettings(url=config.runai_url, env=dict(config.sources)))
 
 
