@@ -16,10 +16,10 @@ from workload_diagnose.agent.model.findings import Call, calls_of, limitations
 from workload_diagnose.agent.model.outcomes import Route, Stop
 from workload_diagnose.agent.model.signals import Kind, kinds_of
 from workload_diagnose.agent.procedures.kit import evidence as ev
-from workload_diagnose.agent.procedures.kit import routing, stops
+from workload_diagnose.agent.procedures.kit import lookup, routing, stops
 from workload_diagnose.agent.procedures.kit.context import Context
-from workload_diagnose.agent.procedures.kit.reads import (checked_status, fatal_if_unreachable, newest_first,
-                                                          read_limitations)
+from workload_diagnose.agent.procedures.kit.lookup import end
+from workload_diagnose.agent.procedures.kit.reads import checked_status, read_limitations
 from workload_diagnose.agent.procedures.pending import evidence as pev
 from workload_diagnose.agent.procedures.pending.figures import READERS
 from workload_diagnose.agent.procedures.pending.state import State, Step
@@ -34,10 +34,6 @@ def _failed_command() -> str | None:
     return routing.command_of("runai_failed")
 
 
-def _end(stop: Stop, **update) -> Command:
-    return Command(goto="report", update={"stop": stop, **update})
-
-
 def _pod_start(why: str) -> Stop:
     cmd = _failed_command()
     return Stop(route=Route.POD_START, message=f"{why}: this is not a scheduling wait. "
@@ -49,27 +45,15 @@ def _pod_start(why: str) -> Stop:
 def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
     """Require cluster_id and Option A or B; Option B: the newest Pending workload of that name in the project."""
     req, ctx = state.request, runtime.context
-    missing = stops.missing_input(req)
-    if missing is not None:
-        return _end(missing)
-    if req.workload_id:
-        return Command(goto="get_workload_status", update={"selected_id": req.workload_id})
-    ctx.step("list_workloads")
-    lr = ctx.runai.list_workloads(name=req.workload_name, cluster_id=req.cluster_id, project=req.project)
-    fatal_if_unreachable(lr, "the workload list")
-    found = {"calls": calls_of(lr, Step.LIST),
-             "limitations": limitations(Step.LIST, *(f"{lr.tool}: {n}" for n in lr.notes))}
-    if not lr.ok:
-        return _end(stops.no_match(f"I could not list workloads named {req.workload_name!r}: what is the workload "
-                                   "ID?"), **(found | {"limitations": found["limitations"] + limitations(
-                                       Step.ROUTING, f"list_workloads failed: "
-                                                     f"{lr.error.message if lr.error else 'unknown error'}")}))
-    cands = newest_first(lr.data or [])
+    got = lookup.candidates(req, ctx)
+    if isinstance(got, Command):
+        return got
+    cands, found = got
     pending = [w for w in cands if phases.norm(w.phase) == "pending"]
     if pending:
         return Command(goto="get_workload_status", update={**found, "selected_id": pending[0].id})
     names = ", ".join(f"{w.id} ({w.phase})" for w in cands[:5]) or "none"
-    return _end(stops.no_match(
+    return end(stops.no_match(
         f"No Pending workload named {req.workload_name!r} was found in project {req.project!r} on cluster "
         f"{req.cluster_id} (matches: {names}). Which workload ID do you mean?"), **found)
 
@@ -79,7 +63,7 @@ def get_workload_status(state: State, runtime: Runtime[Context]) -> Command:
     ctx.step("get_workload_status")
     st = ctx.runai.get_workload_status(wid, cutoff=state.request.cutoff)
     stop, update = checked_status(st, wid, Step.STATUS)
-    return _end(stop, **update) if stop is not None else Command(goto="check_phase", update=update)
+    return end(stop, **update) if stop is not None else Command(goto="check_phase", update=update)
 
 
 # ------------------------------------------------------------------------------------------------ the phase rule
@@ -97,20 +81,20 @@ def check_phase(state: State, runtime: Runtime[Context]) -> Command:
             Step.STATUS, f"Run:ai did not report the cluster of workload {w.id}: it could not be checked against the "
                          f"requested cluster {req.cluster_id}.")
     elif w.clusterId.lower() != (req.cluster_id or "").lower():
-        return _end(stops.cluster_mismatch(w.id, w.clusterId, req.cluster_id), **found)
+        return end(stops.cluster_mismatch(w.id, w.clusterId, req.cluster_id), **found)
     if phases.norm(w.phase) != "pending":
         ended = phases.norm(w.phase) in phases.FAILED
         cmd = _failed_command() if ended else None
         msg = f"Workload phase is {w.phase or 'not reported'}: it is not waiting to be scheduled."
-        return _end(Stop(route=Route.NOT_PENDING, message=msg + (f" Use `{cmd}` to diagnose why it failed."
+        return end(Stop(route=Route.NOT_PENDING, message=msg + (f" Use `{cmd}` to diagnose why it failed."
                                                                   if cmd else "")), next=cmd, **found)
     kinds = kinds_of(sigs)
     found["preempted"] = routing.preempted(kinds)
     decision = routing.decide(w.phase, kinds - {Kind.PREEMPTED}, events_known=st.events is not None)
     if decision.rule == "pending_scheduled":
-        return _end(_pod_start("The workload's pod is already past scheduling"), next=_failed_command(), **found)
+        return end(_pod_start("The workload's pod is already past scheduling"), next=_failed_command(), **found)
     if decision.rule is None:  # a pod-start failure: the failed diagnosis's
-        return _end(_pod_start("The Pending workload shows a pod-start failure"), next=_failed_command(), **found)
+        return end(_pod_start("The Pending workload shows a pod-start failure"), next=_failed_command(), **found)
     found["deferred"] = decision.defer is not None
     return Command(goto=["read_pods", "read_history"] if found["deferred"] else ["read_pods"], update=found)
 
@@ -155,9 +139,9 @@ def check_pods(state: State, runtime: Runtime[Context]) -> Command:
         found["limitations"] = limitations(Step.PODS, "Without the pods, a pod past scheduling or failing to start "
                                                       "could only be excluded from the status, which shows none.")
     if kinds & DIRECT_FAILURE_KINDS:
-        return _end(_pod_start("The Pending workload shows a pod-start failure"), next=_failed_command(), **found)
+        return end(_pod_start("The Pending workload shows a pod-start failure"), next=_failed_command(), **found)
     if Kind.POD_SCHEDULED in kinds:
-        return _end(_pod_start("The workload's pod is already past scheduling"), next=_failed_command(), **found)
+        return end(_pod_start("The workload's pod is already past scheduling"), next=_failed_command(), **found)
     all_waits = list(state.waits) + waits
     found["limitations"] = found.get("limitations", []) + (
         limitations(Step.VERDICT, NO_WAIT_MESSAGE) if state.deferred and not all_waits else [])
@@ -192,9 +176,9 @@ def read_kube(state: State, runtime: Runtime[Context]) -> Command:
                    "calls": [Call(step=Step.KUBE, tool="kubernetes", request=c) for c in kube.calls],
                    "limitations": limitations(Step.KUBE, *kube.limitations)}
     if kinds_of(kube.signals) & DIRECT_FAILURE_KINDS:
-        return _end(_pod_start("The Pending workload's pod shows a start failure"), next=_failed_command(), **found)
+        return end(_pod_start("The Pending workload's pod shows a start failure"), next=_failed_command(), **found)
     if kube.past_scheduling:
-        return _end(_pod_start("The workload's pod is already bound to a node"), next=_failed_command(), **found)
+        return end(_pod_start("The workload's pod is already bound to a node"), next=_failed_command(), **found)
     return _fan_out(list(state.waits) + kube.waits, state.status.data, found)
 
 

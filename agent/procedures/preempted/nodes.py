@@ -10,9 +10,9 @@ from langgraph.types import Command
 
 from workload_diagnose.agent.model.findings import calls_of, limitations
 from workload_diagnose.agent.model.outcomes import Route, Stop
-from workload_diagnose.agent.model.time import parse_time
-from workload_diagnose.agent.procedures.kit import stops
+from workload_diagnose.agent.procedures.kit import lookup, stops
 from workload_diagnose.agent.procedures.kit.context import Context
+from workload_diagnose.agent.procedures.kit.lookup import end
 from workload_diagnose.agent.procedures.kit.reads import fatal_if_unreachable, read_limitations
 from workload_diagnose.agent.procedures.preempted import evidence as ev
 from workload_diagnose.agent.procedures.preempted.state import State, Step
@@ -30,10 +30,6 @@ TIER1_ONLY = ("This diagnosis reads the Run:ai evidence only: a preemption that 
               "conditions show, as the failed-workload diagnosis may report with a kubeconfig, is not seen here.")
 
 
-def _end(stop: Stop, **update) -> Command:
-    return Command(goto="report", update={"stop": stop, **update})
-
-
 def _notes(result, step: int) -> list:
     return limitations(step, *(f"{result.tool}: {n}" for n in result.notes))
 
@@ -43,23 +39,12 @@ def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
     """Step 1.1 — require cluster_id and Option A or B; Option B: the newest exact match (any phase: a preempted
     workload may be pending again, running again, or ended)."""
     req, ctx = state.request, runtime.context
-    missing = stops.missing_input(req)
-    if missing is not None:
-        return _end(missing)
-    if req.workload_id:
-        return Command(goto="get_workload_status", update={"selected_id": req.workload_id})
-    ctx.step("list_workloads")
-    lr = ctx.runai.list_workloads(name=req.workload_name, cluster_id=req.cluster_id, project=req.project)
-    fatal_if_unreachable(lr, "the workload list")
-    found = {"calls": calls_of(lr, Step.LIST), "limitations": _notes(lr, Step.LIST)}
-    if not lr.ok:
-        return _end(stops.no_match(f"I could not list workloads named {req.workload_name!r}: what is the workload "
-                                   "ID?"), **found)
-    cands = sorted(lr.data or [], key=lambda w: (parse_time(w.phaseUpdatedAt) is None,
-                                                 -(parse_time(w.phaseUpdatedAt).timestamp()
-                                                   if parse_time(w.phaseUpdatedAt) else 0.0)))
+    got = lookup.candidates(req, ctx, note_list_failure=False)
+    if isinstance(got, Command):
+        return got
+    cands, found = got
     if not cands:
-        return _end(stops.no_match(f"No workload named {req.workload_name!r} was found in project {req.project!r} on "
+        return end(stops.no_match(f"No workload named {req.workload_name!r} was found in project {req.project!r} on "
                                    f"cluster {req.cluster_id}. Which workload ID do you mean?"), **found)
     if len(cands) > 1:
         others = ", ".join(f"{w.id} ({w.phase})" for w in cands[1:4]) + (" …" if len(cands) > 4 else "")
@@ -77,7 +62,7 @@ def get_workload_status(state: State, runtime: Runtime[Context]) -> Command:
     st = ctx.runai.get_workload_status(state.selected_id, cutoff=req.cutoff)
     upd: dict = {"status": st, "calls": calls_of(st, Step.STATUS), "limitations": _notes(st, Step.STATUS)}
     if st.status == ToolStatus.ABSENT:
-        return _end(stops.no_match(f"Workload {state.selected_id} was not found. Please check the workload ID or give "
+        return end(stops.no_match(f"Workload {state.selected_id} was not found. Please check the workload ID or give "
                                    "the workload name and project."), **upd)
     fatal_if_unreachable(st, f"workload {state.selected_id}")
     if not st.ok:
@@ -93,7 +78,7 @@ def get_workload_status(state: State, runtime: Runtime[Context]) -> Command:
             Step.STATUS, f"Run:ai did not report the cluster of workload {w.id}: it could not be checked against the "
                          f"requested cluster {req.cluster_id}.")
     elif w.clusterId.lower() != (req.cluster_id or "").lower():
-        return _end(stops.cluster_mismatch(w.id, w.clusterId, req.cluster_id), **upd)
+        return end(stops.cluster_mismatch(w.id, w.clusterId, req.cluster_id), **upd)
     return Command(goto="read_history", update=upd)
 
 
@@ -128,7 +113,7 @@ def find_preemptions(state: State) -> Command:
         note = (" Part of the evidence could not be read (see the limitations): a preemption there cannot be ruled "
                 "out." if unread else "")
         upd["limitations"] = upd.get("limitations", []) + limitations(Step.VERDICT, TIER1_ONLY)
-        return _end(Stop(route=Route.NOT_PREEMPTED, message=NOT_PREEMPTED + note), **upd)
+        return end(Stop(route=Route.NOT_PREEMPTED, message=NOT_PREEMPTED + note), **upd)
     return Command(goto=["read_spec", "read_quota", "lookup_preemptors"],
                    update={**upd, "notices": notices, "resumes": resumes})
 

@@ -13,15 +13,15 @@ from langgraph.types import Command
 
 from workload_diagnose.agent.model import phases
 from workload_diagnose.agent.model.findings import Call, calls_of, limitations
-from workload_diagnose.agent.model.outcomes import Stop
 from workload_diagnose.agent.model.signals import kinds_of
 from workload_diagnose.agent.taxonomy.registry import CRASH_CONFIRMING_KINDS, DIRECT_FAILURE_KINDS
 from workload_diagnose.agent.model.time import iso, parse_time, timestamp_problem
 from workload_diagnose.agent.procedures.kit import evidence as ev
-from workload_diagnose.agent.procedures.kit import routing, stops
+from workload_diagnose.agent.procedures.kit import lookup, routing, stops
 from workload_diagnose.agent.procedures.kit.context import Context
-from workload_diagnose.agent.procedures.kit.reads import (checked_status, fatal_if_unreachable, newest_first,
-                                                          read_limitations, status_update)
+from workload_diagnose.agent.procedures.kit.lookup import end
+from workload_diagnose.agent.procedures.kit.reads import (checked_status, fatal_if_unreachable, read_limitations,
+                                                          status_update)
 from workload_diagnose.agent.procedures.runai_failed.recurrence import (count_recurrence, episodes, split_current,
                                                                        status_marks)
 from workload_diagnose.agent.procedures.runai_failed.state import KubeEvidence, State, Step
@@ -31,38 +31,20 @@ from workload_diagnose.tools.runai import WorkloadStatus
 
 
 
-def _end(stop: Stop, **update) -> Command:
-    return Command(goto="report", update={"stop": stop, **update})
-
-
 # ------------------------------------------------------------------------------------------ Step 1
 def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
     """Step 1.1 — require cluster_id and Option A or B; resolve Option B by intent."""
     req, ctx = state.request, runtime.context
-    missing = stops.missing_input(req)
-    if missing is not None:
-        return _end(missing)
-    if req.workload_id:
-        return Command(goto="get_workload_status", update={"selected_id": req.workload_id})
-
-    ctx.step("list_workloads")
-    lr = ctx.runai.list_workloads(name=req.workload_name, cluster_id=req.cluster_id, project=req.project)
-    fatal_if_unreachable(lr, "the workload list")
-    found = {"calls": calls_of(lr, Step.LIST),
-             "limitations": limitations(Step.LIST, *(f"{lr.tool}: {n}" for n in lr.notes))}
-    if not lr.ok:
-        return _end(stops.no_match(f"I could not list workloads named {req.workload_name!r}: what is the workload "
-                                   "ID?"),
-                    **(found | {"limitations": found["limitations"] + limitations(
-                        Step.ROUTING, f"list_workloads failed: {lr.error.message if lr.error else 'unknown error'}")}))
-
-    cands = newest_first(lr.data or [])
+    got = lookup.candidates(req, ctx)
+    if isinstance(got, Command):
+        return got
+    cands, found = got
     if req.intent == "terminal":
         for w in cands:
             if phases.norm(w.phase) in phases.ENDED:
                 return Command(goto="get_workload_status", update={**found, "selected_id": w.id})
         names = ", ".join(f"{w.id} ({w.phase})" for w in cands[:5]) or "none"
-        return _end(stops.no_match(
+        return end(stops.no_match(
             f"No terminal workload named {req.workload_name!r} was found in project {req.project!r} on cluster "
             f"{req.cluster_id} (matches: {names}). Which workload ID do you mean, or are you asking about a run "
             "that is still active?"), **found)
@@ -81,7 +63,7 @@ def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
                 "limitations": found["limitations"] + probe_notes + upd.get("limitations", [])})
         probe_calls += calls_of(st, Step.PROBES)
         probe_notes += limitations(Step.PROBES, *_probe_notes(w.id, st))
-    return _end(stops.no_match(
+    return end(stops.no_match(
         f"No Running or Pending workload named {req.workload_name!r} in project {req.project!r} shows a confirmed "
         "failure symptom. Which workload ID do you mean?"),
         **(found | {"calls": found["calls"] + probe_calls, "limitations": found["limitations"] + probe_notes}))
@@ -111,7 +93,7 @@ def get_workload_status(state: State, runtime: Runtime[Context]) -> Command:
     ctx.step("get_workload_status")
     st = ctx.runai.get_workload_status(state.selected_id, cutoff=state.request.cutoff)
     stop, update = checked_status(st, state.selected_id, Step.STATUS)
-    return _end(stop, **update) if stop is not None else Command(goto="check_phase", update=update)
+    return end(stop, **update) if stop is not None else Command(goto="check_phase", update=update)
 
 
 READS = ["inspect_spec", "inspect_pods", "inspect_history"]
@@ -130,10 +112,10 @@ def check_phase(state: State, runtime: Runtime[Context]) -> Command:
             Step.STATUS, f"Run:ai did not report the cluster of workload {w.id}: it could not be checked against the "
                          f"requested cluster {req.cluster_id}.")
     elif w.clusterId.lower() != (req.cluster_id or "").lower():
-        return _end(stops.cluster_mismatch(w.id, w.clusterId, req.cluster_id), **found)
+        return end(stops.cluster_mismatch(w.id, w.clusterId, req.cluster_id), **found)
     decision = routing.decide(w.phase, kinds, events_known=st.events is not None)
     if decision.stop is not None:
-        return _end(decision.stop, **found)
+        return end(decision.stop, **found)
     if decision.defer is not None:
         found["deferred_phase"] = decision.defer
     # independent reads run concurrently; metrics join them when the status already shows an OOM (Step 4)
@@ -211,7 +193,7 @@ def apply_history_rules(state: State) -> Command:
     kinds = kinds_of(list(state.signals) + added)
     decision = routing.after_history(state.deferred_phase, kinds)
     if decision.stop is not None:
-        return _end(decision.stop, **found)
+        return end(decision.stop, **found)
     if decision.note is not None:
         found["limitations"] = found.get("limitations", []) + limitations(Step.ROUTING, decision.note)
     return Command(goto="collect_conditional_evidence", update=found)
@@ -255,7 +237,7 @@ def classify_failure(state: State) -> Command:
     """Step 5 — the deterministic verdict (computed in Step 4) and its recurrence in the lookback."""
     sigs = list(state.signals) + (state.kube.signals if state.kube else [])
     if routing.preempted(kinds_of(sigs)):
-        return _end(stops.preempted("kube"))
+        return end(stops.preempted("kube"))
     verdict = state.verdict
     req = state.request
     when = _failure_time(state)
