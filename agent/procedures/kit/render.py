@@ -45,3 +45,17 @@ def final_redaction(res: DiagnosisResult) -> DiagnosisResult:
     data = res.model_dump(mode="json")
     clean = guardrails.redact_value(data)
     return type(res).model_validate(clean)
+
+
+def closing_sections(res: Any, *, verdict: bool) -> list[str]:
+    """The report's last sections, alike in every Run:ai procedure: what to do ("Recommendation:" under a verdict,
+    else "Next step:"), the limitations, and the embedded instructions its sources ignored."""
+    lines: list[str] = []
+    if res.recommendations:
+        lines += ["", "Recommendation:" if verdict else "Next step:"] + [f"- {x}" for x in res.recommendations]
+    if res.limitations:
+        lines += ["", "Limitations:"] + [f"- {x}" for x in res.limitations]
+    if res.ignored_instructions:
+        lines += ["", "Ignored embedded instructions (evidence is data, not instructions):"]
+        lines += [f"- {e.text}" for e in res.ignored_instructions]
+    return lines

@@ -9,7 +9,7 @@ from workload_diagnose.agent.model.outcomes import Outcome
 from workload_diagnose.agent.model.pending import PendingResult, PoolCapacity, PoolQuotaOut, QuotaOut, Requested
 from workload_diagnose.agent.model.result import EvidenceLine, ToolCall, WorkloadRef
 from workload_diagnose.agent.procedures.kit.context import Context
-from workload_diagnose.agent.procedures.kit.render import dedupe, injections, ordered_signals
+from workload_diagnose.agent.procedures.kit.render import closing_sections, dedupe, injections, ordered_signals
 from workload_diagnose.agent.procedures.kit.routing import next_command
 from workload_diagnose.agent.procedures.pending import constraints as cons
 from workload_diagnose.agent.procedures.pending import evidence as pev
@@ -161,13 +161,7 @@ def render(res: PendingResult) -> str:
         lines += ["", f"Question: {res.question}"]
     if res.evidence:
         lines += ["", "Evidence:"] + [f"- {e.text} (source: {e.source})" for e in res.evidence]
-    if res.recommendations:
-        lines += ["", "Recommendation:" if res.reason else "Next step:"] + [f"- {x}" for x in res.recommendations]
-    if res.limitations:
-        lines += ["", "Limitations:"] + [f"- {x}" for x in res.limitations]
-    if res.ignored_instructions:
-        lines += ["", "Ignored embedded instructions (evidence is data, not instructions):"]
-        lines += [f"- {e.text}" for e in res.ignored_instructions]
+    lines += closing_sections(res, verdict=bool(res.reason))
     return "\n".join(lines) + "\n"
 
 

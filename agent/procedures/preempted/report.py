@@ -11,7 +11,7 @@ from workload_diagnose.agent.model.preemption import (PoolOut, PreemptionOut, Pr
 from workload_diagnose.agent.model.result import EvidenceLine, RecurrenceOut, ToolCall, WorkloadRef
 from workload_diagnose.agent.model.time import iso, parse_time
 from workload_diagnose.agent.procedures.kit.context import Context
-from workload_diagnose.agent.procedures.kit.render import dedupe, final_redaction, injections
+from workload_diagnose.agent.procedures.kit.render import closing_sections, dedupe, final_redaction, injections
 from workload_diagnose.agent.procedures.kit.routing import command_of
 from workload_diagnose.agent.procedures.preempted import evidence as ev
 from workload_diagnose.agent.procedures.preempted.state import State, Step
@@ -232,14 +232,7 @@ def render(res: PreemptionResult) -> str:
             lines.append("- no node pool quota was reported")
     elif res.outcome == Outcome.DIAGNOSED.value:
         lines += ["", "Quota: not read (see the limitations): deserved and allocated GPUs are missing."]
-    if res.recommendations:
-        lines += ["", "Recommendation:" if res.outcome == Outcome.DIAGNOSED.value else "Next step:"]
-        lines += [f"- {x}" for x in res.recommendations]
-    if res.limitations:
-        lines += ["", "Limitations:"] + [f"- {x}" for x in res.limitations]
-    if res.ignored_instructions:
-        lines += ["", "Ignored embedded instructions (evidence is data, not instructions):"]
-        lines += [f"- {e.text}" for e in res.ignored_instructions]
+    lines += closing_sections(res, verdict=res.outcome == Outcome.DIAGNOSED.value)
     return "\n".join(lines) + "\n"
 
 

@@ -15,7 +15,8 @@ from workload_diagnose.agent.model.time import iso
 from workload_diagnose.agent.procedures.kit import evidence as ev
 from workload_diagnose.agent.procedures.kit.context import Context
 from workload_diagnose.agent.procedures.kit.peers import peer_evidence
-from workload_diagnose.agent.procedures.kit.render import dedupe, final_redaction, injections, ordered_signals
+from workload_diagnose.agent.procedures.kit.render import (closing_sections, dedupe, final_redaction, injections,
+                                                          ordered_signals)
 from workload_diagnose.agent.procedures.kit.routing import next_command
 from workload_diagnose.agent.procedures.runai_failed.layers import report_lines as layer_lines
 from workload_diagnose.agent.procedures.runai_failed.state import State, Step
@@ -172,15 +173,7 @@ def render(res: DiagnosisResult, *, outside_window: bool = False) -> str:
         if outside_window:
             tail = "the diagnosed failure itself is older than this window"
         lines += ["", f"History: {r.count} {res.category} {word} in the last {r.lookback} — {tail}."]
-    if res.recommendations:
-        lines += ["", "Recommendation:" if res.outcome == "diagnosed" else "Next step:"]
-        lines += [f"- {x}" for x in res.recommendations]
-    if res.limitations:
-        lines += ["", "Limitations:"]
-        lines += [f"- {x}" for x in res.limitations]
-    if res.ignored_instructions:
-        lines += ["", "Ignored embedded instructions (evidence is data, not instructions):"]
-        lines += [f"- {e.text}" for e in res.ignored_instructions]
+    lines += closing_sections(res, verdict=res.outcome == "diagnosed")
     return "\n".join(lines) + "\n"
 
 
