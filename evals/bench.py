@@ -334,8 +334,12 @@ def item_redaction(ctx: Ctx) -> dict:
     rows = []
     for fn in ("redact", "sanitize_text"):
         r = real[fn]
+        fast = r["mb_per_s"] >= goal
         rows.append(row(f"{fn}: realistic {mbs:.0f} MB training log ≥ {goal} MB/s (one core)",
-                        f"{r['mb_per_s']:.0f} MB/s ({r['t_full_s']:.2f} s)", judge(r["mb_per_s"] >= goal),
+                        f"{r['mb_per_s']:.0f} MB/s ({r['t_full_s']:.2f} s)", judge(fast),
+                        "" if fast else (f"{goal - r['mb_per_s']:.1f} MB/s under the goal in one run of "
+                                         f"{mbs:.0f} MB on this machine (a busy machine slows it: rerun on a "
+                                         "quiet one before trusting a single run)"),
                         mb_per_s=r["mb_per_s"]))
         linear = r["ratio_4x"] is not None and r["ratio_4x"] <= RATIO_MAX
         if ctx.quick:  # same rule as the adversarial rows: a 0.5 MB N gives no verdict on a shared machine
