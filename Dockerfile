@@ -16,6 +16,7 @@ COPY agent ./agent
 COPY tools ./tools
 COPY guardrails ./guardrails
 COPY evals ./evals
+COPY docs ./docs
 RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 
 FROM ${PYTHON_IMAGE}

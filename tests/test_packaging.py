@@ -158,6 +158,15 @@ def test_pip_install_of_the_wheel_into_a_fresh_venv_runs_the_commands(wheel, tmp
         p = subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
         assert p.returncode == 0 and all(w in p.stdout for w in words), (args, p.stdout[-1500:], p.stderr[-1500:])
         assert "Traceback" not in p.stderr
+    # serve --help names the service's documentation by a path an operator can open on this machine: the wheel's copy
+    wide = subprocess.run([str(exe), "serve", "--help"], capture_output=True, text=True, cwd=tmp_path,
+                          env={**env, "COLUMNS": "400"}, timeout=120).stdout
+    m = re.search(r"installed with the package\): (\S+service\.md)", wide)
+    assert m and m.group(1).startswith(str(tmp_path / "venv")), wide[-2000:]
+    doc = Path(m.group(1))
+    assert doc.is_file() and doc.read_text().startswith("# The HTTP service")
+    for page in re.findall(r"\]\(([\w./-]+\.md)\)", doc.read_text()):  # its links to other pages resolve too
+        assert (doc.parent / page).is_file(), page
 
 
 def _unavailable(what: str) -> None:

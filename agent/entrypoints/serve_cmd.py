@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import ipaddress
 import sys
+from pathlib import Path
 
 import typer
 
 from workload_diagnose.agent.entrypoints.errors import EXIT_USAGE, fail
+
+# docs/service.md: in a checkout beside agent/, in an installed wheel at workload_diagnose/docs/ (setup.py ships it)
+SERVICE_DOC = Path(__file__).resolve().parents[2] / "docs" / "service.md"
 
 
 def is_loopback(host: str) -> bool:
@@ -34,7 +38,9 @@ def serve(
 ) -> None:
     """Serve the diagnosis over HTTP: POST /v1/diagnoses, the Alertmanager webhook (/v1/alertmanager), the Slack
     adapter (/v1/slack/*), /docs (offline), /healthz, /readyz, /metrics. One access-log line per request on
-    stderr. All of it: docs/service.md.
+    stderr.
+
+    Every endpoint, setting and status (docs/service.md, installed with the package): SERVICE_DOC
 
     Tier 2 reads the kubeconfig in KUBECONFIG (else the pod's service account); a credential plugin of its user
     (exec, auth-provider) is refused unless WD_KUBE_ALLOW_EXEC=1."""
@@ -104,6 +110,9 @@ def serve(
         sys.exit(procs.serve_workers(workers, host, port, options, limits, sockets))
     except OSError as e:
         fail(str(e), 1)
+
+
+serve.__doc__ = (serve.__doc__ or "").replace("SERVICE_DOC", str(SERVICE_DOC))  # where it is on this machine
 
 
 def _announce(config, host: str, port: int) -> None:

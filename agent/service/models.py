@@ -23,12 +23,12 @@ NOW_PATTERN = (r"^(19[7-9][0-9]|[2-8][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]
 
 
 def _options(schema: dict[str, Any]) -> None:
-    """Option A or Option B, as JSON Schema (a present null is the same as an absent field)."""
+    """The workload id, or its name and project, as JSON Schema (a present null is the same as an absent field)."""
     null, text = {"type": "null"}, {"type": "string"}
     schema["oneOf"] = [
-        {"title": "Option A", "required": ["workload_id"],
+        {"title": "By workload id", "required": ["workload_id"],
          "properties": {"workload_id": text, "workload_name": null, "project": null}},
-        {"title": "Option B", "required": ["workload_name", "project"],
+        {"title": "By name and project", "required": ["workload_name", "project"],
          "properties": {"workload_id": null, "workload_name": text, "project": text}},
     ]
     schema["examples"] = EXAMPLES
@@ -47,17 +47,17 @@ def _checked(field: str, value: Any) -> Any:
 
 
 class DiagnosisBody(BaseModel):
-    """``POST /v1/diagnoses``: which workload (Option A: ``workload_id``; Option B: ``workload_name`` +
+    """``POST /v1/diagnoses``: which workload (its id ``workload_id``, or its name ``workload_name`` and
     ``project``) on which cluster; the other fields as ``workload-diagnose failed``."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra=_options)
 
     cluster_id: str = Field(..., max_length=128, description="Run:ai cluster UUID", pattern=ID_PATTERN)
-    workload_id: str | None = Field(None, max_length=128, description="Option A: the workload UUID",
-                                    pattern=ID_PATTERN)
-    workload_name: str | None = Field(None, max_length=253, description="Option B: the exact workload name",
+    workload_id: str | None = Field(None, max_length=128, pattern=ID_PATTERN,
+                                    description="The workload UUID (or give workload_name and project)")
+    workload_name: str | None = Field(None, max_length=253, description="The exact workload name (with project)",
                                       pattern=NAME_PATTERN)
-    project: str | None = Field(None, max_length=253, description="Option B: the project name",
+    project: str | None = Field(None, max_length=253, description="The project name (with workload_name)",
                                 pattern=NAME_PATTERN)
     intent: Literal["terminal", "active"] = Field("terminal", description="terminal (a past failure) or active "
                                                                           "(a current CrashLoopBackOff)")
@@ -76,7 +76,7 @@ class DiagnosisBody(BaseModel):
     @model_validator(mode="after")
     def _whole(self) -> "DiagnosisBody":
         if not names_workload(self.workload_id, self.workload_name, self.project):
-            raise ValueError("give workload_id (Option A) or workload_name and project (Option B)")
+            raise ValueError("give the workload id (workload_id), or its name and project (workload_name and project)")
         req = build_request(**self.model_dump())
         self._request = req
         return self

@@ -97,6 +97,8 @@ def test_every_folder_the_wheel_is_built_from_is_copied_and_nothing_else_enters_
     setup = (ROOT / "setup.py").read_text()
     folders = re.search(r"FOLDERS = \(([^)]*)\)", setup).group(1)
     needed = {f.strip().strip('"') for f in folders.split(",") if f.strip()} | {"workload_diagnose"}
+    needed |= {d.split("/")[0] for d in re.findall(r'": "([\w/]+)"', re.search(r"DOCS = \{([^}]*)\}", setup).group(1))}
+    assert "docs" in needed  # the user documentation ships in the wheel (serve --help names it)
     copied = {rest.split()[0] for word, rest in ins if word == "COPY" and not rest.startswith("--from")}
     assert needed <= copied and {"pyproject.toml", "setup.py", "README.md"} <= set(
         next(rest for word, rest in ins if word == "COPY" and rest.startswith("pyproject.toml")).split()[:-1])

@@ -30,7 +30,8 @@ def _chromium() -> str:
         found = shutil.which(name) or (f"/usr/bin/{name}" if os.path.exists(f"/usr/bin/{name}") else None)
         if found:
             return found
-    msg = "CHROMIUM NOT INSTALLED (apt-get install -y chromium): the offline /docs test is skipped"
+    msg = ("CHROMIUM NOT INSTALLED: `./dev system` installs it (as root: apt-get install -y chromium, as CI does)"
+           ": the offline /docs test is skipped")
     if os.environ.get("WD_REQUIRE_K8S", "").strip().lower() not in ("", "0", "false", "no"):
         pytest.fail(msg + " (WD_REQUIRE_K8S is set, so this is a failure)", pytrace=False)
     sys.stderr.write(f"\n*** {msg} ***\n")

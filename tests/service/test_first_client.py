@@ -1,5 +1,5 @@
 """The service as its first client meets it: ``workload-diagnose serve`` started as a user starts it (a process, API
-tokens from the environment, the simulator as Run:ai), the README's curl commands run as written (only the port is
+tokens from the environment, the simulator as Run:ai), the curl commands of docs/service.md run as written (only the port is
 the test's), one access-log line per request naming the token and never its text, a taken port refused in one line
 before anything says "listening on"."""
 from __future__ import annotations
@@ -30,9 +30,9 @@ CURL = shutil.which("curl")
 
 
 def readme_curls() -> list[str]:
-    """Every curl command of the README's service section, continuation lines joined."""
-    text = (ROOT / "README.md").read_text()
-    start = text.index("## For support bots")
+    """Every curl command of the first section of the service's page (docs/service.md), continuation lines joined."""
+    text = (ROOT / "docs" / "service.md").read_text()
+    start = text.index("## Start it and send a first request")
     section = text[start:text.index("\n## ", start + 5)]
     out: list[str] = []
     for block in re.findall(r"```bash\n(.*?)```", section, re.S):
@@ -77,7 +77,7 @@ def _env(**extra: str) -> dict:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    """serve (tokens auth, one token named readme-bot) on the simulator world the README's ids come from."""
+    """serve (tokens auth, one token named readme-bot) on the simulator world the curl commands' ids come from."""
     sc = load_scenario("core/option-b-terminal")
     tokens = {"tokens": [{"name": "readme-bot", "sha256": hashlib.sha256(BOT_TOKEN.encode()).hexdigest(),
                           "clusters": ["*"], "projects": ["*"]}]}

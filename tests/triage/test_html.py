@@ -140,7 +140,8 @@ def _chromium() -> str | None:
 def _need_chromium() -> str:
     exe = _chromium()
     if exe is None:
-        msg = "CHROMIUM NOT INSTALLED (apt-get install -y chromium): the HTML render test is skipped"
+        msg = ("CHROMIUM NOT INSTALLED: `./dev system` installs it (as root: apt-get install -y chromium, as CI does)"
+               ": the HTML render test is skipped")
         if os.environ.get("WD_REQUIRE_K8S", "").strip().lower() not in ("", "0", "false", "no"):
             pytest.fail(msg + " (WD_REQUIRE_K8S is set, so this is a failure)", pytrace=False)
         sys.stderr.write(f"\n*** {msg} ***\n")

@@ -11,18 +11,18 @@ def missing_parameters(missing: list[str]) -> Stop:
 
 
 def missing_input(req) -> Stop | None:
-    """Step 1.1: the stop when the request lacks cluster_id, or both Option A (workload_id) and Option B
-    (workload_name + project); None when it names a workload."""
+    """Step 1.1: the stop when the request lacks cluster_id, or both the workload id (the skill's Option A) and its
+    name with its project (Option B); None when it names a workload. The question is in plain words."""
     missing = []
     if not req.cluster_id:
         missing.append("cluster_id")
     if not req.has_workload:
         if req.workload_name and not req.project:
-            missing.append("project (Option B needs workload_name and project)")
+            missing.append("project (a workload name is looked up in its project)")
         elif req.project and not req.workload_name:
-            missing.append("workload_name (Option B needs workload_name and project)")
+            missing.append("workload_name (a project is searched for the workload's exact name)")
         else:
-            missing.append("workload_id (Option A) or workload_name + project (Option B)")
+            missing.append("the workload id (workload_id), or its name and project (workload_name + project)")
     return missing_parameters(missing) if missing else None
 
 

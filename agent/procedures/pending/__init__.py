@@ -28,8 +28,9 @@ SPEC = ProcedureSpec(
                 tag="diagnoses", ok="The `pending --json` object"),
     tool=Tool(name="diagnose_pending_workload", title="Why is a Run:ai workload still Pending?",
               use="Run:ai workloads waiting to be scheduled",
-              description="Why is this Run:ai workload still Pending? Give cluster_id and either workload_id "
-                          "(Option A) or workload_name with project (Option B); now: ISO 8601 to pin the clock. "
+              description="Why is this Run:ai workload still Pending? Give cluster_id and either the workload "
+                          "id (workload_id), or its name and project (workload_name + project); now: ISO 8601 to "
+                          "pin the clock. "
                           "Returns the reason (quota, full node pool, no matching node, gang wait, waiting for "
                           "preemption, admission, unknown), its owner, the figures as read (requested vs the "
                           "project's deserved and allocated quota per node pool, free GPUs, how long it waited) "

@@ -23,7 +23,7 @@ class Step:
 
 
 class PendingRequest(DiagnosisRequest):
-    """Which workload (Option A or B): the failed request's fields, its own type (the runner picks the procedure
+    """Which workload (its id, or its name and project): the failed request's fields, its own type (the runner picks the procedure
     by it). ``intent`` plays no part: only a Pending workload is this procedure's."""
 
 

@@ -28,7 +28,8 @@ SPEC = ProcedureSpec(
     tool=Tool(name="diagnose_preempted_workload", title="Explain a preempted Run:ai workload",
               use="preempted Run:ai workloads",
               description="Why was this Run:ai workload preempted, and what to do? Give cluster_id and either "
-                          "workload_id (Option A) or workload_name with project (Option B; the newest match). "
+                          "the workload id (workload_id), or its name and project (workload_name + project; the newest "
+                          "match). "
                           "lookback: 90m, 36h, 7d, 2w; now: ISO 8601 to pin the clock; intent is not used. Returns "
                           "the reason (priority preemption, fair-share or over-quota reclaim, consolidation, Kueue "
                           "preemption, or unknown), its owner, each preemption with its preemptor, the project's "

@@ -21,8 +21,8 @@ class Step:
 
 
 class PreemptedRequest(DiagnosisRequest):
-    """Which workload's preemption to explain (Option A: ``workload_id``; Option B: ``workload_name`` +
-    ``project``). Its own type: the runner picks this procedure by it."""
+    """Which workload's preemption to explain: the workload id (``workload_id``), or its name and project
+    (``workload_name`` + ``project``). Its own type: the runner picks this procedure by it."""
 
 
 class Input(BaseModel):
