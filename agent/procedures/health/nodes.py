@@ -125,22 +125,46 @@ def diagnose(state: State, runtime: Runtime[Context]) -> dict:
     return {"diagnosed": done, "skipped": skipped, "calls": calls}
 
 
+class _Recorded:
+    """The run's Run:ai source, recording every read a per-workload diagnosis makes (also the one that ended it:
+    a diagnosis that cannot finish still made it)."""
+
+    def __init__(self, inner: object):
+        self._inner = inner
+        self.calls: list = []
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._inner, name)
+        if not callable(attr) or name.startswith("_") or name in ("close",):
+            return attr
+
+        def read(*args, **kw):
+            r = attr(*args, **kw)
+            if hasattr(r, "invocations"):
+                self.calls += calls_of(r, Step.DIAGNOSE)
+            return r
+
+        return read
+
+
 def _one(ctx: Context, req, w, rule) -> tuple[Diagnosed, list]:
     """One per-workload diagnosis through the registry (``agent.procedures.run``: procedures never import each
     other), by the workload's id, with this run's sources; its reads are this snapshot's too."""
-    from workload_diagnose.agent.model.findings import Call
+    from dataclasses import replace
+
     from workload_diagnose.agent.model.request import build_request
     from workload_diagnose.agent.procedures import run, spec
 
     ctx.step(f"{rule.answered_by} {w.name or w.id}")
+    source = _Recorded(ctx.runai)
     try:
         sub = spec(rule.answered_by).as_input(build_request(
             cluster_id=req.cluster_id, workload_id=w.id, intent=rule.intent, lookback=req.lookback,
             now=iso(req.now)))
-        res = run(rule.answered_by, sub, ctx)
+        res = run(rule.answered_by, sub, replace(ctx, runai=source))
     except (ApiUnavailable, InvalidInput) as e:
-        return Diagnosed(workload_id=w.id, rule=rule.name, error=str(e)), []
-    calls = [Call(step=Step.DIAGNOSE, tool=c.tool, request=c.request, status=c.status) for c in res.tool_calls]
+        return Diagnosed(workload_id=w.id, rule=rule.name, error=str(e)), source.calls
+    calls = source.calls
     preemptions = len(res.preemptions) if getattr(res, "preemptions", None) is not None and \
         res.outcome == "diagnosed" else None
     verdict = Verdict(procedure=rule.answered_by, outcome=res.outcome, category=getattr(res, "category", None),
