@@ -152,6 +152,7 @@ def _one(ctx: Context, req, w, rule) -> tuple[Diagnosed, list]:
     other), by the workload's id, with this run's sources; its reads are this snapshot's too."""
     from dataclasses import replace
 
+    from workload_diagnose.agent.model.findings import Call
     from workload_diagnose.agent.model.request import build_request
     from workload_diagnose.agent.procedures import run, spec
 
@@ -164,7 +165,8 @@ def _one(ctx: Context, req, w, rule) -> tuple[Diagnosed, list]:
         res = run(rule.answered_by, sub, replace(ctx, runai=source))
     except (ApiUnavailable, InvalidInput) as e:
         return Diagnosed(workload_id=w.id, rule=rule.name, error=str(e)), source.calls
-    calls = source.calls
+    # the diagnosis's own calls, in its order (its concurrent reads finish in any order)
+    calls = [Call(step=Step.DIAGNOSE, tool=c.tool, request=c.request, status=c.status) for c in res.tool_calls]
     preemptions = len(res.preemptions) if getattr(res, "preemptions", None) is not None and \
         res.outcome == "diagnosed" else None
     verdict = Verdict(procedure=rule.answered_by, outcome=res.outcome, category=getattr(res, "category", None),
