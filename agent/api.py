@@ -69,9 +69,12 @@ def run_procedure(name: str, *, cluster_id: str | None = None, workload_id: str 
                   retry_sleep: Callable[[float], None] | None = None, progress: Callable[[str], None] | None = None,
                   llm: Any = None, timeout: float | str = 60.0, ca_file: str | None = None,
                   limits: Limits | None = None, on_invocation: Callable[[Any, float], None] | None = None,
-                  tier1: str = "rest", source: RunaiSource | None = None, cluster_name: str | None = None) -> Any:
+                  tier1: str = "rest", source: RunaiSource | None = None, cluster_name: str | None = None,
+                  extra: dict[str, Any] | None = None) -> Any:
     """``diagnose`` for any registered runai procedure (``agent.procedures.specs()``): the same keywords, the same
     errors; returns the procedure's result. Every runai command, and the eval runner, run procedures through it.
+    ``extra``: the fields a procedure's own request adds (e.g. the health snapshot's ``department``), already
+    checked by the caller (its ``params`` function's rules).
 
     ``cluster_name`` (instead of ``cluster_id``): the cluster by its exact name, resolved to its id through the
     source before anything else is read (``cluster_id_for``: none or several is an ``InvalidInput`` line listing
@@ -89,10 +92,16 @@ def run_procedure(name: str, *, cluster_id: str | None = None, workload_id: str 
         raise InvalidInput("give a cluster id or a cluster name, not both")
     if cluster_name:
         check_name(cluster_name, "cluster name")
-    resolve = bool(cluster_name) and is_complete(cluster_name, workload_id, workload_name, project)
-    req = proc.as_input(build_request(cluster_id=cluster_id or (None if resolve else cluster_name),
-                                      workload_id=workload_id, workload_name=workload_name,
-                                      project=project, intent=intent, lookback=lookback, now=now))
+    def request(cid: str | None) -> Any:
+        base = build_request(cluster_id=cid, workload_id=workload_id, workload_name=workload_name, project=project,
+                             intent=intent, lookback=lookback, now=now)
+        return proc.input_type.model_validate({**dict(base), **extra}) if extra else proc.as_input(base)
+
+    if extra:  # what is complete is the procedure's own request's rule (a scope instead of a workload)
+        resolve = bool(cluster_name) and request(None).model_copy(update={"cluster_id": cluster_name}).complete
+    else:
+        resolve = bool(cluster_name) and is_complete(cluster_name, workload_id, workload_name, project)
+    req = request(cluster_id or (None if resolve else cluster_name))
     settings = Settings.from_env()
     url, cid, secret = settings.runai(runai_url, client_id, client_secret)
     limits = limits or Limits()

@@ -28,13 +28,20 @@ SKILL_TOOLS = {"get_workload_status", "get_workload_spec", "get_workload_pods", 
 def verdict_of(res: Any) -> tuple[str, str | None, str | None]:
     """(outcome, the verdict's name, route) of any procedure's result: the failed-workload category, the preempted
     procedure's reason or the pending procedure's reason (scored in the same column)."""
-    return res.outcome, getattr(res, "category", None) or getattr(res, "reason", None), res.route
+    return (res.outcome, getattr(res, "category", None) or getattr(res, "reason", None) or getattr(res, "state", None),
+            res.route)
 
 
 def _preempted(res: Any) -> bool:
     from workload_diagnose.agent.model.preemption import PreemptionResult
 
     return isinstance(res, PreemptionResult)
+
+
+def _health(res: Any) -> bool:
+    from workload_diagnose.agent.model.health import HealthResult
+
+    return isinstance(res, HealthResult)
 
 
 def _pending(res: Any) -> bool:
@@ -53,11 +60,12 @@ def label(outcome: str | None, category: str | None, route: str | None) -> str:
 
 
 def all_labels() -> list[str]:
+    from workload_diagnose.agent.taxonomy.health_states import NAMES as STATE_NAMES
     from workload_diagnose.agent.taxonomy.pending_registry import NAMES as PENDING_NAMES
     from workload_diagnose.agent.taxonomy.preemption import NAMES as REASON_NAMES
 
     out = list(CATEGORY_NAMES)
-    out += [n for n in REASON_NAMES + PENDING_NAMES if n not in out]
+    out += [n for n in REASON_NAMES + PENDING_NAMES + STATE_NAMES if n not in out]
     for outcome in ("routed", "stopped", "needs_input"):
         out += [f"{outcome}:{r}" for r in sorted(ROUTES[outcome] | ({"not_preempted"} if outcome == "routed"
                                                                      else set()))]
@@ -97,6 +105,10 @@ def validity_problems(res: DiagnosisResult) -> list[str]:
         from workload_diagnose.evals.pending_checks import pending_validity
 
         return pending_validity(res, ROUTES)
+    if _health(res):
+        from workload_diagnose.evals.health_checks import health_validity
+
+        return health_validity(res)
     out = []
     if res.outcome == "diagnosed":
         if res.category not in CATEGORY_NAMES:
@@ -148,7 +160,11 @@ _DERIVED = [re.compile(p) for p in (
     # the pending diagnosis's counts and durations: how long it waited (from its own timestamps and the clock),
     # how many nodes/pods a read listed
     r"Waiting: (?:\d+[dhm] ?)+", r"\d+ node\(s\) listed", r"and \d+ more node\(s\)", r"\d+ pod\(s\) listed",
-    r"of another node pool", r"\d+ listed node\(s\)")]
+    r"of another node pool", r"\d+ listed node\(s\)",
+    # the health snapshot's tallies (counted over what was listed or diagnosed) and its own limits
+    r"Workloads by phase \(\d+ listed\):[^\n]*", r"(?m)^- [A-Z_]+: \d+$", r"(?m)^- not a category \(\w+\): \d+$",
+    r"for \d+ Running workload\(s\)", r"and \d+ more\)", r"limited to \d+: \d+ more workload\(s\)",
+    r"preempted \d+ time\(s\) in the lookback")]
 _TOKEN = re.compile(r"[A-Za-z0-9_./:+=-]*[0-9][A-Za-z0-9_./:+=-]*")
 _NUM = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 
@@ -339,6 +355,10 @@ def minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
         from workload_diagnose.evals.pending_checks import pending_minimum_calls
 
         return pending_minimum_calls(sc, world)
+    if sc.procedure == "health":
+        from workload_diagnose.evals.health_checks import health_minimum_calls
+
+        return health_minimum_calls(sc, world)
     a, e = sc.args, sc.expected
     calls: dict[str, int] = {}
     if not a.complete:

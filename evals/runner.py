@@ -9,8 +9,12 @@ from workload_diagnose.evals.scenarios import REPLAY_URL, Scenario
 
 def _kwargs(sc: Scenario) -> dict:
     a = sc.args
-    return dict(cluster_id=a.cluster_id, workload_id=a.workload_id, workload_name=a.workload_name,
-                project=a.project, intent=a.intent, lookback=a.lookback, now=a.now)
+    kw = dict(cluster_id=a.cluster_id, workload_id=a.workload_id, workload_name=a.workload_name,
+              project=a.project, intent=a.intent, lookback=a.lookback, now=a.now)
+    if a.department is not None or a.max_diagnoses is not None:  # the health scope (its request's own fields)
+        kw["extra"] = {"department": a.department,
+                       **({"max_diagnoses": a.max_diagnoses} if a.max_diagnoses is not None else {})}
+    return kw
 
 
 def replay(sc: Scenario, *, cassette: Path | None = None, kube_reader=None) -> DiagnosisResult:

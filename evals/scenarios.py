@@ -26,6 +26,7 @@ class Expected(BaseModel):
     outcome: str
     category: str | None = None
     reason: str | None = None  # the preempted or pending procedure's verdict (scored in the category column)
+    state: str | None = None  # the health snapshot's state (scored in the category column)
     owner: str | None = None  # that procedure's owner (checked when given)
     route: str | None = None
     recurrence: int | None = None  # distinct same-category failures in the lookback (None: not checked)
@@ -34,7 +35,7 @@ class Expected(BaseModel):
 
     def verdict(self) -> tuple[str, str | None, str | None]:
         """(outcome, the category or the pending reason, route): the verdict a scored result is compared with."""
-        return self.outcome, self.category or self.reason, self.route
+        return self.outcome, self.category or self.reason or self.state, self.route
 
 
 class CaseArgs(BaseModel):
@@ -45,6 +46,8 @@ class CaseArgs(BaseModel):
     intent: str = "terminal"
     lookback: str = "7d"
     now: str
+    department: str | None = None  # a procedure with parameters of its own (spec ``params``): the health scope
+    max_diagnoses: int | None = None
 
     @property
     def complete(self) -> bool:
@@ -112,6 +115,15 @@ class Scenario(BaseModel):
 
     def cli_args(self) -> list[str]:
         a = self.args
+        from workload_diagnose.agent.procedures import spec
+
+        if spec(self.procedure).params:  # its own options (the health scope)
+            out = []
+            for flag, val in (("--cluster-id", a.cluster_id), ("--project", a.project),
+                              ("--department", a.department), ("--max-diagnoses", a.max_diagnoses)):
+                if val is not None:
+                    out += [flag, str(val)]
+            return out + ["--lookback", a.lookback, "--now", a.now]
         out = []
         for flag, val in (("--cluster-id", a.cluster_id), ("--workload-id", a.workload_id),
                           ("--workload-name", a.workload_name), ("--project", a.project)):

@@ -26,6 +26,11 @@ _BY_COMMAND: dict[str, tuple[str, ...]] = {
         f"workload-diagnose triage --cluster-id {CLUSTER} -p {PROJECT} --since 7d",
         f"workload-diagnose triage --cluster-id {CLUSTER} --html triage.html",
     ),
+    "health": (
+        f"workload-diagnose health --cluster-id {CLUSTER} -p {PROJECT}",
+        f"workload-diagnose health --cluster-id {CLUSTER} -p {ACTIVE[1]} --lookback 2d -o json",
+        f"workload-diagnose health --cluster-id {CLUSTER} --department default --max-diagnoses 2",
+    ),
     "chat": (
         "workload-diagnose chat --no-kube",
         f"workload-diagnose chat --thread {THREAD}",

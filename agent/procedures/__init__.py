@@ -18,6 +18,7 @@ REGISTRY: tuple[str, ...] = (
     "workload_diagnose.agent.procedures.preempted",  # Run:ai: why was my workload preempted?
     "workload_diagnose.agent.procedures.lifecycle",  # Kueue/KubeRay: the first incomplete lifecycle layer
     "workload_diagnose.agent.procedures.pending",  # Run:ai: why is my workload still Pending?
+    "workload_diagnose.agent.procedures.health",  # Run:ai: how is my project doing, what needs attention?
 )
 
 

@@ -8,7 +8,9 @@ only when used ("module:attribute"), so reading the specs (e.g. for ``--help``) 
 
 A ``runai`` procedure takes a ``DiagnosisRequest`` (its own subclass: the runner picks the procedure by the request's
 type) in the kit's ``Context`` and returns a result with the ``failed --json`` core fields; its command, route and
-tool are built from the spec with the Run:ai options every such procedure shares. A ``kube`` procedure (the
+tool are built from the spec with the Run:ai options every such procedure shares, or, when it names ``params`` (a
+function whose typed keyword parameters are its own, returning its request), with those: its route's body and its
+tool's parameters are that function's. A ``kube`` procedure (the
 lifecycle view) has options of its own: its spec names its command and tool implementations.
 """
 from __future__ import annotations
@@ -64,6 +66,9 @@ class ProcedureSpec:
     input: str  # "module:Model": the graph's request (runai: a DiagnosisRequest type, one per procedure)
     output: str  # "module:Model": the result (its ``report`` field is the text report)
     report: str | None = None  # "module:function": result → the text report (runai commands print it)
+    # "module:function": the procedure's own parameters (typed keywords → its request; bad input is InvalidInput)
+    # when they are not the workload options every runai procedure shares (its route body and tool take them)
+    params: str | None = None
     command: Command | None = None
     route: Route | None = None
     tool: Tool | None = None

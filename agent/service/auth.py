@@ -67,6 +67,8 @@ class Principal:
             raise ScopeDenied()
         if req.project is not None and not self.token.allows_project(req.project):
             raise ScopeDenied()
+        if getattr(req, "department", None) is not None and not self.token.sees_everything:
+            raise ScopeDenied()  # a department spans projects: only a token that sees every project may ask
 
     def guard(self, source: Any) -> Any:
         """The Run:ai source this caller's diagnosis reads through."""

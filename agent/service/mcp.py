@@ -86,11 +86,12 @@ def _tool_signature(params: Any, output: type) -> inspect.Signature:
 def _runai_tool(spec: ProcedureSpec, state: dict[str, Runner]) -> Any:
     """The tool of a runai procedure: its request built with the ``failed`` rules (``build_request``: a missing
     parameter is a ``needs_input`` result, a bad one a tool error), run by the service's runner."""
-    sig = _tool_signature(_runai_params, spec.output_type)
+    own = load(spec.params) if spec.params else None  # a procedure with parameters of its own
+    sig = _tool_signature(own or _runai_params, spec.output_type)
 
     async def tool(**params: Any) -> CallToolResult:
         try:
-            req = spec.as_input(build_request(**params))
+            req = own(**params) if own is not None else spec.as_input(build_request(**params))
             result = await state["runner"].admit(Principal("none"), req).result()
         except (*HANDLED, Busy) as e:
             raise ToolError(f"error: {one_line(e)}") from None

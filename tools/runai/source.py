@@ -103,9 +103,11 @@ class FleetSource(RunaiSource, Protocol):
     A registered source declares it (``SourceSpec.capabilities``); one that does not is refused with
     one line before any read (:func:`tools.runai.registry.require`)."""
 
-    def list_phase(self, *, cluster_id: str, phase: str, project: str | None = None, department: str | None = None,
-                   since: datetime | None = None, until: datetime | None = None) -> ToolResult:
-        """``list_workloads`` of one whole phase of a cluster (``project`` or ``department`` narrowing it; the
+    def list_phase(self, *, cluster_id: str, phase: str | None, project: str | None = None,
+                   department: str | None = None, since: datetime | None = None,
+                   until: datetime | None = None) -> ToolResult:
+        """``list_workloads`` of one whole phase of a cluster (every phase when ``phase`` is None; ``project`` or
+        ``department`` narrowing it; the
         phase's last update in ``[since, until]`` when given), exact matches only, every page (``data:
         list[Workload]`` newest phase update first; what was not listed is a note)."""
         ...

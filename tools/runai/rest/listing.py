@@ -54,17 +54,19 @@ def workload_pages(get: Callable, filters: list[str], limit: int, max_pages: int
     notes.append(f"{what} stopped after {max_pages} pages{exhausted}")
 
 
-def list_phase(client: Any, *, cluster_id: str, phase: str, project: str | None = None,
+def list_phase(client: Any, *, cluster_id: str, phase: str | None, project: str | None = None,
                department: str | None = None, since: datetime | None = None, until: datetime | None = None,
                max_pages: int = 40, limit: int = MAX_LIMIT) -> ToolResult:
-    """``list_workloads`` for a whole phase: ``data`` is ``list[Workload]`` newest phase update first."""
+    """``list_workloads`` for a whole phase (every phase when ``phase`` is None: a project's or department's
+    workloads): ``data`` is ``list[Workload]`` newest phase update first."""
     check_id(cluster_id, "cluster id")
-    check_name(phase, "phase")
+    if phase is not None:
+        check_name(phase, "phase")
     if project is not None:
         check_name(project, "project")
     if department is not None:
         check_name(department, "department")
-    filters = [f"clusterId=={cluster_id}", f"phase=={phase}"]
+    filters = [f"clusterId=={cluster_id}"] + ([f"phase=={phase}"] if phase is not None else [])
     if project is not None:
         filters.append(f"projectName=={project}")
     if department is not None:
@@ -78,7 +80,7 @@ def list_phase(client: Any, *, cluster_id: str, phase: str, project: str | None 
     def matches(w: Workload) -> bool:
         extra = w.model_extra or {}
         t = parse_time(w.phaseUpdatedAt)
-        return ((w.clusterId or "").lower() == cluster_id.lower() and (w.phase or "") == phase
+        return ((w.clusterId or "").lower() == cluster_id.lower() and (phase is None or (w.phase or "") == phase)
                 and (project is None or w.projectName == project)
                 and (department is None or extra.get("departmentName") == department)
                 and (since is None or (t is not None and t >= since))
@@ -88,7 +90,8 @@ def list_phase(client: Any, *, cluster_id: str, phase: str, project: str | None 
         out: list[Workload] = []
         ids: set[str] = set()
         dropped, bad = 0, 0
-        for page in workload_pages(get, filters, limit, max_pages, invs, notes, what=f"pagination of phase {phase}",
+        what = f"pagination of phase {phase}" if phase is not None else "pagination"
+        for page in workload_pages(get, filters, limit, max_pages, invs, notes, what=what,
                                    exhausted=f" of {limit}: older workloads in the window were not listed"):
             for raw in page:
                 try:
@@ -109,8 +112,8 @@ def list_phase(client: Any, *, cluster_id: str, phase: str, project: str | None 
             notes.append(f"{bad} listed item(s) were not workloads (unexpected shape) and were left out")
         return out
 
-    args: dict[str, Any] = {"clusterId": cluster_id, "phase": phase}
-    for k, v in (("project", project), ("department", department),
+    args: dict[str, Any] = {"clusterId": cluster_id}
+    for k, v in (("phase", phase), ("project", project), ("department", department),
                  ("since", iso(since) if since else None), ("until", iso(until) if until else None)):
         if v is not None:
             args[k] = v

@@ -1,0 +1,176 @@
+"""The procedure's steps: one small function per step (``graph.py`` wires them).
+
+Each node takes the State and the run's ``Runtime[Context]`` and returns only what it adds. Reads that fail are
+limitations and their part of the snapshot is omitted; only refused credentials end the run (``ApiAuthError``).
+"""
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from workload_diagnose.agent.model.findings import calls_of, limitations
+from workload_diagnose.agent.model.health import Verdict
+from workload_diagnose.agent.model.outcomes import Route, Stop
+from workload_diagnose.agent.procedures.health.select import plan
+from workload_diagnose.agent.procedures.health.state import Diagnosed, State, Step
+from workload_diagnose.agent.procedures.kit.context import Context
+from workload_diagnose.agent.procedures.kit.lookup import end
+from workload_diagnose.tools.base import ErrorKind, ToolStatus
+from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable, InvalidInput
+from workload_diagnose.tools.runai.source import FleetSource, ProjectSource
+from workload_diagnose.tools.timeutil import iso
+
+SHOWN_LINES = 2  # evidence lines quoted from each per-workload diagnosis
+
+
+def _error(r) -> str:
+    if r.status == ToolStatus.ABSENT:
+        return r.error.message if r.error else "not found"
+    return r.error.message if r.error else "unknown error"
+
+
+def _refused(r, what: str) -> None:
+    """Refused credentials or permission end the run (exit 4), as in every procedure."""
+    err = r.error
+    if err is not None and err.kind == ErrorKind.UNAUTHORIZED:
+        raise ApiAuthError(f"the Run:ai API refused the credentials for {what} ({err.message})")
+    if err is not None and err.kind == ErrorKind.FORBIDDEN:
+        raise ApiAuthError(f"the Run:ai service account may not read {what} ({err.message})")
+
+
+# ------------------------------------------------------------------------------------------------ the scope
+def check_scope(state: State, runtime: Runtime[Context]) -> Command:
+    """The cluster and a project or department are required: otherwise a question, and nothing is read."""
+    req = state.request
+    missing = [] if req.cluster_id else ["cluster_id"]
+    if not req.has_workload:
+        missing.append("project (or department)")
+    if missing:
+        return end(Stop(route=Route.MISSING_PARAMETERS,
+                        question="Which project (or department) on which cluster? Please provide "
+                                 + "; ".join(missing) + ".",
+                        message="Required identifiers are missing; no tool was called."))
+    return Command(goto=["read_listing", "read_quota"])
+
+
+def _scope_words(state: State) -> str:
+    req = state.request
+    what = f"project {req.project}" if req.project else f"department {req.department}"
+    return f"the workloads of {what} on cluster {req.cluster_id}"
+
+
+def read_listing(state: State, runtime: Runtime[Context]) -> dict:
+    """Every workload of the scope, one listing with server-side filters (cluster, project or department), every
+    page (``list_workloads``)."""
+    ctx, req = runtime.context, state.request
+    if not isinstance(ctx.runai, FleetSource):
+        why = "This Run:ai source cannot list a project's workloads (capability 'fleet'): counts, attention items " \
+              "and failures are omitted."
+        return {"listing_problem": why, "limitations": limitations(Step.LIST, why)}
+    ctx.step("list_workloads")
+    r = ctx.runai.list_phase(cluster_id=req.cluster_id, phase=None, project=req.project, department=req.department)
+    found: dict = {"listing": r, "calls": calls_of(r, Step.LIST)}
+    notes = [f"{r.tool}: {n}" for n in r.notes]
+    _refused(r, _scope_words(state))
+    if not r.ok:
+        why = (f"{_scope_words(state)[0].upper()}{_scope_words(state)[1:]} could not be listed ({r.tool}: "
+               f"{_error(r)}): counts, attention items and failures are omitted.")
+        return {**found, "listing_problem": why, "limitations": limitations(Step.LIST, why, *notes)}
+    if r.notes:
+        notes.append("The listing was not read in full: counts and attention items cover only the workloads "
+                     "listed.")
+    return {**found, "limitations": limitations(Step.LIST, *notes)}
+
+
+def read_quota(state: State, runtime: Runtime[Context]) -> dict:
+    """The project's quota per node pool (deserved, limit, allocated): ``find_project``."""
+    ctx, req = runtime.context, state.request
+    if req.project is None:
+        why = "Quota is read per project: a department's node-pool quota is not read, so that part is omitted."
+        return {"quota_problem": why, "limitations": limitations(Step.QUOTA, why)}
+    if not isinstance(ctx.runai, ProjectSource):
+        why = "This Run:ai source does not read projects (capability 'projects'): the quota part is omitted."
+        return {"quota_problem": why, "limitations": limitations(Step.QUOTA, why)}
+    ctx.step("find_project")
+    r = ctx.runai.find_project(cluster_id=req.cluster_id, name=req.project)
+    found: dict = {"quota": r, "calls": calls_of(r, Step.QUOTA)}
+    _refused(r, f"project {req.project}")
+    notes = [f"{r.tool}: {n}" for n in r.notes]
+    if not r.ok:
+        why = f"Project {req.project}'s quota could not be read ({r.tool}: {_error(r)}): the quota part is omitted."
+        return {**found, "quota_problem": why, "limitations": limitations(Step.QUOTA, why, *notes)}
+    return {**found, "limitations": limitations(Step.QUOTA, *notes)}
+
+
+# ------------------------------------------------------------------------------------------------ the diagnoses
+def diagnose(state: State, runtime: Runtime[Context]) -> dict:
+    """Run the procedure that answers each candidate whose rule needs a verdict (newest first, by rule), at most
+    ``max_diagnoses``; the rest are stated, never guessed."""
+    ctx, req = runtime.context, state.request
+    if state.listing is None or not state.listing.ok:
+        return {}
+    done: list[Diagnosed] = []
+    skipped: list[str] = []
+    calls: list = []
+    for w, rules in plan(state.listing.data or [], req.now, req.cutoff):
+        rule = rules[0]
+        if not rule.diagnose:
+            continue
+        if len(done) >= req.max_diagnoses:
+            skipped.append(w.id)
+            continue
+        d, cs = _one(ctx, req, w, rule)
+        done.append(d)
+        calls += cs
+    return {"diagnosed": done, "skipped": skipped, "calls": calls}
+
+
+class _Recorded:
+    """The run's Run:ai source, recording every read a per-workload diagnosis makes (also the one that ended it:
+    a diagnosis that cannot finish still made it)."""
+
+    def __init__(self, inner: object):
+        self._inner = inner
+        self.calls: list = []
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._inner, name)
+        if not callable(attr) or name.startswith("_") or name in ("close",):
+            return attr
+
+        def read(*args, **kw):
+            r = attr(*args, **kw)
+            if hasattr(r, "invocations"):
+                self.calls += calls_of(r, Step.DIAGNOSE)
+            return r
+
+        return read
+
+
+def _one(ctx: Context, req, w, rule) -> tuple[Diagnosed, list]:
+    """One per-workload diagnosis through the registry (``agent.procedures.run``: procedures never import each
+    other), by the workload's id, with this run's sources; its reads are this snapshot's too."""
+    from dataclasses import replace
+
+    from workload_diagnose.agent.model.findings import Call
+    from workload_diagnose.agent.model.request import build_request
+    from workload_diagnose.agent.procedures import run, spec
+
+    ctx.step(f"{rule.answered_by} {w.name or w.id}")
+    source = _Recorded(ctx.runai)
+    try:
+        sub = spec(rule.answered_by).as_input(build_request(
+            cluster_id=req.cluster_id, workload_id=w.id, intent=rule.intent, lookback=req.lookback,
+            now=iso(req.now)))
+        res = run(rule.answered_by, sub, replace(ctx, runai=source))
+    except (ApiUnavailable, InvalidInput) as e:
+        return Diagnosed(workload_id=w.id, rule=rule.name, error=str(e)), source.calls
+    # the diagnosis's own calls, in its order (its concurrent reads finish in any order)
+    calls = [Call(step=Step.DIAGNOSE, tool=c.tool, request=c.request, status=c.status) for c in res.tool_calls]
+    preemptions = len(res.preemptions) if getattr(res, "preemptions", None) is not None and \
+        res.outcome == "diagnosed" else None
+    verdict = Verdict(procedure=rule.answered_by, outcome=res.outcome, category=getattr(res, "category", None),
+                      reason=getattr(res, "reason", None), route=res.route, preemptions=preemptions,
+                      headline=(res.report.splitlines() or [""])[0])
+    return Diagnosed(workload_id=w.id, rule=rule.name, verdict=verdict, evidence=list(res.evidence[:SHOWN_LINES]),
+                     recommendations=list(res.recommendations[:1])), calls

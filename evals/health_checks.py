@@ -1,0 +1,91 @@
+"""What the scoreboard checks on a health snapshot (``"procedure": "health"``) beyond what every result shares: its
+``--json`` contract, structurally, and the fewest reads its rules need on a scenario's path.
+
+The minimum is derived from the world and the taxonomy's attention rules (``agent/taxonomy/attention_rules``),
+not from what the agent did: one listing of the scope (every page of 500), the project's quota (a project scope),
+and, for each listed workload whose first attention rule needs a verdict, at most ``max_diagnoses`` of them, the
+status read every per-workload diagnosis makes first (the workload and its events; the workload alone when the
+world makes that read fail).
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from workload_diagnose.evals.scenarios import Scenario
+
+LIST_PAGE = 500
+
+
+def health_validity(res: Any) -> list[str]:
+    from workload_diagnose.agent.taxonomy.attention_registry import BY_NAME as RULES
+    from workload_diagnose.agent.taxonomy.health_states import NAMES
+
+    out: list[str] = []
+    if res.outcome == "diagnosed":
+        if res.state not in NAMES:
+            out.append(f"diagnosed with state {res.state!r}")
+        if res.route is not None:
+            out.append("diagnosed with a route")
+        if not res.report.startswith(f"State: {res.state} ("):
+            out.append("report does not put the state on line one")
+        if res.counts is None and res.state != "UNDETERMINED":
+            out.append("no counts (the listing was not read) but a state other than UNDETERMINED")
+    elif res.outcome == "needs_input":
+        if res.state is not None or not res.question or res.route != "missing_parameters":
+            out.append("needs_input with a state, without a question or with another route")
+        if not res.report.startswith("State: none ("):
+            out.append("report line one is not 'State: none (...)'")
+    else:
+        out.append(f"unknown outcome {res.outcome!r}")
+    for i in res.attention:
+        rule = RULES.get(i.rule)
+        if rule is None:
+            out.append(f"attention item with rule {i.rule!r}")
+            continue
+        if not i.next.strip() or i.source != "list_workloads":
+            out.append(f"attention item {i.workload_id} without a next action or a source")
+        if rule.min_count is not None and (i.verdict is None or (i.verdict.preemptions or 0) < rule.min_count):
+            out.append(f"attention item {i.workload_id}: {i.rule} without the verdict that counts it")
+        if rule.diagnose and i.verdict is None and not i.not_diagnosed:
+            out.append(f"attention item {i.workload_id}: no verdict and no reason why")
+    return out + ["an empty evidence line" for e in res.evidence if not e.text.strip()]
+
+
+def _fails(world: dict, path: str) -> bool:
+    return any(re.search(f.get("path", ""), path) and f.get("times", 1) != 0 and
+               f.get("kind", "status") == "status" for f in world.get("faults") or [])
+
+
+def health_minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
+    from workload_diagnose.agent.evidence import attention as att
+    from workload_diagnose.agent.model.time import parse_lookback, parse_time
+    from workload_diagnose.agent.procedures.health.state import DEFAULT_MAX_DIAGNOSES
+    from workload_diagnose.evals.simulator import complete_workload
+    from workload_diagnose.tools.runai.models import Workload
+
+    a = sc.args
+    if not a.cluster_id or not (a.project or a.department):
+        return {}
+    listed = [complete_workload(w) for w in world.get("workloads") or []]
+    listed = [w for w in listed if w.get("clusterId") == a.cluster_id and
+              (w.get("projectName") == a.project if a.project else w.get("departmentName") == a.department)]
+    calls = {"list_workloads": max(1, math.ceil(len(listed) / LIST_PAGE))}
+    if a.project:
+        calls["find_project"] = 1
+    if _fails(world, "/api/v1/workloads"):
+        return calls
+    now = parse_time(a.now)
+    cutoff = now - parse_lookback(a.lookback)
+    limit = a.max_diagnoses if a.max_diagnoses is not None else DEFAULT_MAX_DIAGNOSES
+    needing = []
+    for raw in listed:
+        w = Workload.model_validate(raw)
+        rules = att.candidates(w, now, cutoff)
+        if rules and rules[0].diagnose:
+            needing.append(w)
+    status = sum(1 if _fails(world, f"/api/v1/workloads/{w.id}") else 2 for w in needing[:limit])
+    if status:
+        calls["get_workload_status"] = status
+    return calls
