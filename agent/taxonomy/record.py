@@ -57,6 +57,12 @@ class SignalRule:
     # a reading of these kinds from the SAME evidence line (source and text) is a misreading next to this one (the
     # kubelet's admission reason OutOfmemory read as an OOM kill)
     overrides_on_line: frozenset[Kind] = frozenset()
+    # a rule over ONE LINE of the workload's own container output (its previous log's tail, its termination
+    # message), never over a system message: ``agent.evidence.rules.kinds_from_log_line`` alone applies it, without
+    # scrubbing quotes (NCCL quotes the CUDA error). Such text is the workload's own, so the wording must be strict:
+    # what the CUDA runtime, NVML, NCCL or the kernel driver print for a hardware fault, never a word a program
+    # could print in passing ("Xid" alone, an nvidia-smi table's zero counts)
+    reads_log: bool = False
     true: tuple = ()   # samples the rule must turn into ``kind`` (through the interpreter)
     false: tuple = ()  # samples that must not produce ``kind``
 
