@@ -170,23 +170,28 @@ def dcgm_evidence(health: Any, pods: set[tuple[str, str]], names: list[str]) -> 
     return sigs, lines
 
 
-def log_fault_signals(lines: list[str], *, source: str, what: str, node: str | None, at: Any) -> list[Signal]:
+def log_fault_signals(lines: list[str], *, source: str, what: str, node: str | None,
+                      most: int = 3) -> list[Signal]:
     """Signals of the lines of a container's own output (``what``: its previous log, its termination message) that a
     log rule reads (``SignalRule.reads_log``: a GPU hardware fault in the strict words of the driver, the CUDA
-    runtime, NVML or NCCL). Per kind, the line nearest the exit; a line the guardrails flag as a planted instruction
-    is never read. The signal is about the node (``obj``) the container ran on, dated at the container's exit."""
+    runtime, NVML or NCCL): at most ``most`` distinct lines, nearest the exit first. A line the guardrails flag as a
+    planted instruction is never read. The signal is about the node (``obj``) the container ran on; it carries no
+    time (a log line states none the reads can vouch for), so it explains the exit without being ordered against it."""
     from workload_diagnose import guardrails
 
-    out: dict[Kind, Signal] = {}
+    out: list[Signal] = []
+    seen: set[str] = set()
     for ln in reversed(lines):
         s = " ".join(ln.split())[:400]
-        kinds = [t for t in kinds_from_log_line(s) if t[0] not in out] if s else []
+        if len(out) >= most or not s or s in seen:
+            continue
+        kinds = kinds_from_log_line(s)
         if not kinds or guardrails.detect_injection(ln):
             continue
-        for sig in make_signals(kinds, source=source, text=f"{what} reports a GPU hardware fault: \"{s}\"", at=at,
-                                obj=node, origin="kube"):
-            out[sig.kind] = sig
-    return list(out.values())
+        seen.add(s)
+        out += make_signals(kinds, source=source, text=f"{what} reports a GPU hardware fault: \"{s}\"", at=None,
+                            obj=node, origin="kube")
+    return out
 
 
 _ERROR_LINE = re.compile(

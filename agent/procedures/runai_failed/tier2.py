@@ -114,9 +114,9 @@ def _collect_pod(kube, limits: Limits, pf, ns: str, names: list[str], out: KubeE
             out.lines.append((pf.source, f"Container {c.name} (pod {pf.name}) memory request/limit: "
                                          f"{req or 'not set'} / {lim or 'not set'}"))
     for c in list(pf.init_containers or []) + list(pf.containers or []):  # a termination message is its log's tail
-        for msg, when in ((c.terminated_message, c.finished_at), (c.last_terminated_message, c.last_finished_at)):
+        for msg in (c.terminated_message, c.last_terminated_message):
             out.signals += kev.log_fault_signals((msg or "").splitlines(), source=pf.source, node=pf.node_name,
-                                                 what=f"The termination message of {c.name}", at=when)
+                                                 what=f"The termination message of {c.name}")
     events = kube.pod_events(ns, pf.name)
     src_events = f"kubectl get events -n {ns} --field-selector involvedObject.name={pf.name}"
     out.calls.append(src_events)
@@ -144,7 +144,7 @@ def _collect_pod(kube, limits: Limits, pf, ns: str, names: list[str], out: KubeE
         out.injections += list(getattr(log, "injections", []) or [])
         # a GPU hardware fault the container's own output reports (strict words only) is the node's: a signal
         out.signals += kev.log_fault_signals(log.lines, source=log.source, what=f"The log of {c.name}",
-                                             node=pf.node_name, at=c.last_finished_at if previous else c.finished_at)
+                                             node=pf.node_name)
         line = kev.failing_line(log.lines, is_init=bool(getattr(c, "is_init", False)))
         trunc = (f" (read {log.bytes_read} bytes: the log was cut at the configured bound of "
                  f"{limits.log_limit_bytes} bytes)") if log.truncated else ""
