@@ -27,7 +27,9 @@ _NODE = SignalRule(
             r"\bNodeNotReady\b|\bTaintManagerEviction\b|\bevict(?:ed|ing)\b.{0,60}\bnode\b|"
             r"\bnode\b.{0,60}\bevict|\bwas low on resource\b|\bThe node had condition:\s*\[\w*Pressure\]|"
             r"\bephemeral local storage usage exceeds the total limit\b|"
-            r"\bexceeded its local ephemeral storage limit\b|\bUsage of EmptyDir volume\b.{0,120}\bexceeds the limit\b",
+            r"\bexceeded its local ephemeral storage limit\b|\bUsage of EmptyDir volume\b.{0,120}\bexceeds the limit\b|"
+            # Ray's control plane: the raylet's node stopped heartbeating (NODE_DIED)
+            r"\bthe node it was running on is dead or unavailable\b",
     # the scheduler listing the taints of OTHER nodes it could not use is a scheduling wait, not this pod's node
     unless=r"\bnodes are available\b|\bhad (?:untolerated )?taint\b",
     true=(("NodeNotReady", "Node gpu-1 status is now: NodeNotReady"),
@@ -45,14 +47,21 @@ _NODE = SignalRule(
           # cloud-ark/kubeplus#1389 (a container's ephemeral-storage limit)
           'Container consumerui exceeded its local ephemeral storage limit "20Mi".',
           # paritytech/Nomidot#306 (admission under node pressure)
-          "Pod The node had condition: [MemoryPressure]."),
+          "Pod The node had condition: [MemoryPressure].",
+          # ray-project/ray#58638 (NODE_DIED; "preempted" is listed only as a possibility, never this workload's)
+          "Task failed because the node it was running on is dead or unavailable. Node IP: 127.0.0.1, node ID: "
+          "e55b8ca03ebf3f7418f51533d8d55abeaab75fa9b29e2e6282b47646. This can happen if the node was preempted, had a "
+          "hardware failure, or its raylet crashed unexpectedly."),
     false=(("Scheduled", "Successfully assigned ns/p to node-notready-pool-1"),
            "the trainer evaluated 3 checkpoints", ("Killing", "Stopping container trainer"),
            ("FailedScheduling", "0/4 nodes are available: 4 node(s) had untolerated taint {node.kubernetes.io/"
                                 "disk-pressure: }."),
            ("FailedScheduling", "0/3 nodes are available: 3 node(s) had untolerated taint {node.kubernetes.io/"
                                 "unreachable: }. preemption: 0/3 nodes are available: 3 Preemption is not helpful."),
-           "ephemeral-storage request 10Gi, limit 20Gi"))
+           "ephemeral-storage request 10Gi, limit 20Gi",
+           # hkust-nlp/simpleRL-reason#98: Ray's worker process died (its node did not)
+           "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: "
+           "Worker unexpectedly exits with a connection error code 2. End of file."))
 
 # kubelet admission: the node could not take the pod (a placement race or the device plugin's bookkeeping)
 _REJECTED = SignalRule(
