@@ -82,6 +82,10 @@ for _r in ALL_RULES:
         _same = next((c.kinds for c in CATEGORIES if _k in c.kinds), frozenset({_k}))
         YIELDS_TO_EARLIER[_r.kind] = YIELDS_TO_EARLIER.get(_r.kind, frozenset()) | _same
 
+# kind -> how long after the signal it yields to it may still be that one's symptom (``SignalRule.yields_within``)
+YIELD_WINDOW = {r.kind: r.yields_within for r in ALL_RULES if r.yields_within is not None}
+
+
 def _kind_map(attr: str) -> dict[Kind, frozenset[Kind]]:
     out: dict[Kind, frozenset[Kind]] = {}
     for r in ALL_RULES:
