@@ -13,6 +13,8 @@ from workload_diagnose.agent.model.limits import Limits
 from workload_diagnose.agent.procedures.kit import evidence as ev
 from workload_diagnose.agent.procedures.runai_failed import layers, tier2_node
 from workload_diagnose.agent.procedures.kit.pod_identity import not_the_workloads_pod
+from workload_diagnose.agent.evidence.common import ts
+from workload_diagnose.agent.procedures.runai_failed.recurrence import Restarts
 from workload_diagnose.agent.procedures.runai_failed.state import KubeEvidence, State
 from workload_diagnose.agent.taxonomy import reads_node
 from workload_diagnose.agent.taxonomy.signals.collective import RULE as COLLECTIVE_RULE
@@ -108,6 +110,13 @@ def _collect_pod(kube, limits: Limits, pf, ns: str, names: list[str], out: KubeE
     out.injections += list(getattr(pf, "injections", []) or [])
     psigs = kev.kube_pod_signals(pf, pf.source, names)
     out.signals += psigs
+    for c in list(pf.init_containers or []) + list(pf.containers or []):
+        mine = [s for s in psigs if s.obj == c.name and " terminated: " in s.text]
+        if c.restart_count:
+            out.restarts.append(Restarts(
+                container=f"{pf.name}/{c.name}", count=c.restart_count, since=ts(pf.start_time or pf.created_at),
+                last=[s.kind for s in mine if " last state terminated: " in s.text],
+                current=[s.kind for s in mine if " state terminated: " in s.text and "last state" not in s.text]))
     for c in list(pf.init_containers or []) + list(pf.containers or []):
         req, lim = (c.requests or {}).get("memory"), (c.limits or {}).get("memory")
         if req or lim:
