@@ -146,3 +146,9 @@ def test_the_kubelets_restart_count_is_one_more_source_of_the_same_kills():
     assert count_recurrence("OOM_KILLED", [old, new], "7 days", kubelet=[loop]).count == 1 + 4
     assert count_recurrence("OOM_KILLED", [old, new], "7 days").count == 3  # without Tier 2: as before
     assert count_recurrence("OOM_KILLED", [], "7 days", kubelet=[loop], current_in_window=False).count == 0
+    # a pod that started before the lookback window: its restarts cannot be placed inside it
+    from datetime import datetime, timezone
+    assert count_recurrence("OOM_KILLED", [], "7 days", kubelet=[loop],
+                            window_start=datetime(2026, 11, 20, 10, tzinfo=timezone.utc)).count == 1
+    assert count_recurrence("OOM_KILLED", [], "7 days", kubelet=[loop],
+                            window_start=datetime(2026, 11, 13, 10, tzinfo=timezone.utc)).count == 4

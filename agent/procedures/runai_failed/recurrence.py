@@ -168,17 +168,21 @@ def kubelet_kills(loops: list[Restarts], kinds: frozenset[Kind]) -> int:
 
 
 def count_recurrence(category: str, past: list[Episode], lookback: str, *, current_in_window: bool = True,
-                     current: list[list[Mark]] = (), kubelet: list[Restarts] = ()) -> Recurrence:
+                     current: list[list[Mark]] = (), kubelet: list[Restarts] = (),
+                     window_start=None) -> Recurrence:
     """Distinct occurrences of ``category`` in the window: the current failure's distinct kills (when it is inside
     the window; at least one) plus those of the matching past episodes. ``current``: the current failure's events as
     each source holds them (its history episode, the status's recent events): the same kills seen twice, so the
     larger count of one source, never their sum. ``kubelet``: the restart loops Tier 2 read; their kills since the
     earliest pod start are the same kills as the current failure's and the past episodes ending after that start,
-    so the larger of the two counts stands for that stretch."""
+    so the larger of the two counts stands for that stretch. A pod that started before ``window_start`` (the lookback's
+    start) is left out: its restarts cannot be placed inside the window."""
     kinds = BY_NAME[category].kinds
     now = max([1] + [kills(m, kinds) for m in current]) if current_in_window else 0
     mine = [ep for ep in past if ep.category() == category]
-    by_kubelet = kubelet_kills(list(kubelet), kinds) if current_in_window else 0
+    kubelet = [r for r in kubelet if window_start is None or ((t := parse_time(r.since)) is not None
+                                                              and t >= window_start)]
+    by_kubelet = kubelet_kills(kubelet, kinds) if current_in_window else 0
     starts = [t for t in (parse_time(r.since) for r in kubelet) if t is not None]
     since = min(starts) if starts and by_kubelet else None
     recent = [ep for ep in mine if since is not None and (end := parse_time(ep.end)) is not None and end >= since]
