@@ -94,8 +94,8 @@ def test_a_peer_failure_explains_an_exit_only_within_the_collective_window():
     """The window: the largest collective timeout the evidence states (Timeout(ms)=N), else torch's default 30 min,
     plus 10 min for Kubernetes to say the node is lost (crash_app_error.peer_window)."""
     exit_at = "2026-11-20T10:15:00Z"
-    assert classify([node_down("2026-11-20T09:36:00Z"), app_exit(exit_at)]).category == "NODE_FAILURE"  # 39 min
-    assert classify([node_down("2026-11-20T09:34:00Z"), app_exit(exit_at)]).category == "CRASH_APP_ERROR"  # 41 min
+    assert classify([node_down("2026-11-20T09:36:00Z"), app_exit(exit_at)]).category == "NODE_FAILURE"  # 39'
+    assert classify([node_down("2026-11-20T09:34:00Z"), app_exit(exit_at)]).category == "CRASH_APP_ERROR"  # 41'
     assert classify([node_down("2026-11-20T07:15:00Z"), app_exit(exit_at)]).category == "CRASH_APP_ERROR"  # 3 h
     # a stated two-hour timeout widens it; the same failure 2 h 5 min before the exit then explains it
     two_h = Signal(kind=COLLECTIVE, source="get_workload_status", at=exit_at,

@@ -6,7 +6,8 @@ Rules (the skill's Step 4/5), read from the registry (``agent.taxonomy.registry`
 * exit 137 without OOMKilled stays unresolved (the fallback category) unless node or policy evidence explains it;
 * a signal that comes at or after a signal its rule yields to (``SignalRule.yields_to_earlier``: an application's
   exit after a node failure of the workload, a healthy rank failing once a peer's node is lost), within the rule's
-  window of it (``yields_within``: a collective's timeout), is that one's symptom: it is set aside before the strongest direct signal is chosen (it stays in the report's evidence);
+  window of it (``yields_within``: a collective's timeout), is that one's symptom: it is set aside before the
+  strongest direct signal is chosen (it stays in the report's evidence);
 * a signal a record says another explains (``SignalRule.explains``: a GPU fault explains the application's exit)
   is that one's symptom, and a reading a record overrides on the same line (``overrides_on_line``) is a misreading:
   both are set aside before the strongest direct signal is chosen (they stay in the report's evidence);
