@@ -34,7 +34,7 @@ def test_the_fault_in_the_log_tail_is_a_node_failure_that_explains_the_exit():
         ctx = RecoContext(signals=[_exit()] + sigs, memory_limit=None, peak=None, restart_policy=None, namespace="ml",
                           log_line=lines[-1], log_source=SRC, nodes=("gpu-7",))
         recos = " ".join(BY_NAME["NODE_FAILURE"].recommend(ctx))
-        assert xid in recos and "node gpu-7" in recos and f"read in the container's own output: {SRC}" in recos
+        assert xid in recos and "node gpu-7" in recos and f"read in the container's log: {SRC}" in recos
         assert "cordon and drain node gpu-7" in recos and "hardware ticket" in recos
         assert "symptom of this GPU fault" in recos and "Resubmit" in recos
 

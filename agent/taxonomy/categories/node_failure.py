@@ -343,9 +343,10 @@ def _gpu_lines(c: RecoContext, gpu) -> list[str]:
         f = hw.fields(s.detail)
         what = (f"Xid {f['xid']} ({f.get('what', 'hardware fault')})" if f.get("xid")
                 else f.get("what", "a GPU hardware fault"))
-        own = s.source.startswith("kubectl logs") or "termination message" in s.text
+        own = ("the container's termination message (its log's tail)" if "termination message" in s.text
+               else "the container's log" if s.source.startswith("kubectl logs") else None)
         faults.append(what + (f" on GPU {f['gpu']}" if f.get("gpu") else "")
-                      + (f" (read in the container's own output: {s.source})" if own else ""))
+                      + (f" (read in {own}: {s.source})" if own else ""))
     faults = list(dict.fromkeys(faults))
     out = [f"GPU hardware fault on {where}: {'; '.join(faults[:3])}"
            + (f" (and {len(faults) - 3} more)" if len(faults) > 3 else "")
