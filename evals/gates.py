@@ -8,7 +8,7 @@
 * **abstention**: a case marked ``"undecidable": true`` is answered with the fallback category and a stated
   limitation (or with a question), never with a guess.
 * **groundless answers**: a category none of whose cited lines is, read by the taxonomy's own rules, a direct
-  signal of that category (the submitted spec and container logs never are).
+  signal of that category (the submitted spec never is; a container's log line only through the log rules).
 * **writes**: requests other than GET/HEAD and the token exchange, as the product's transport classifies them,
   and MCP tools outside the read allow-list.
 """
@@ -320,11 +320,24 @@ def grounded(res: Any) -> bool | None:
     for e in res.evidence:
         names += [g for m in _NAMES.finditer(e.text) for g in m.groups() if g]
     for e in res.evidence:
-        if e.source == "get_workload_spec" or e.source.startswith("kubectl logs"):
-            continue  # configuration corroborates; logs are quoted, never read as signals
+        if e.source.startswith("kubectl logs"):  # a log line is a signal only through the strict log rules
+            if log_line_kinds(e.text) & cat.kinds:
+                return True
+            continue
+        if e.source == "get_workload_spec":
+            continue  # configuration corroborates
         if line_kinds(e.text, names) & cat.kinds:
             return True
     return False
+
+
+def log_line_kinds(text: str) -> set:
+    """The signal kinds the taxonomy's log rules (``SignalRule.reads_log``) read in the log line a rendered evidence
+    line quotes."""
+    from workload_diagnose.agent.evidence.rules import kinds_from_log_line
+
+    _, quoted = _quoted(text, _NoHay())
+    return {k for q in quoted for k, _, _ in kinds_from_log_line(q)}
 
 
 def abstained(res: Any) -> bool:

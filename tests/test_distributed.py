@@ -2,6 +2,8 @@
 without peer or node evidence it stays the application's exit, advised and quoted as a failed collective."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 from workload_diagnose.agent.evidence.kube import last_error_line
 from workload_diagnose.agent.model.signals import Kind, Signal
 from workload_diagnose.agent.procedures.kit.peers import peer_evidence, peer_lines
@@ -86,3 +88,24 @@ def test_the_advice_points_at_the_collective_and_quotes_it():
     assert f'"{WATCHDOG}"' in out[0]
     # an ordinary error keeps the ordinary advice
     assert crash.recommend(_reco("KeyError: 'CONFIG_PATH'"))[0].startswith("Fix the code or configuration")
+
+
+def test_a_peer_failure_explains_an_exit_only_within_the_collective_window():
+    """The window: the largest collective timeout the evidence states (Timeout(ms)=N), else torch's default 30 min,
+    plus 10 min for Kubernetes to say the node is lost (crash_app_error.peer_window)."""
+    exit_at = "2026-11-20T10:15:00Z"
+    assert classify([node_down("2026-11-20T09:36:00Z"), app_exit(exit_at)]).category == "NODE_FAILURE"  # 39'
+    assert classify([node_down("2026-11-20T09:34:00Z"), app_exit(exit_at)]).category == "CRASH_APP_ERROR"  # 41'
+    assert classify([node_down("2026-11-20T07:15:00Z"), app_exit(exit_at)]).category == "CRASH_APP_ERROR"  # 3 h
+    # a stated two-hour timeout widens it; the same failure 2 h 5 min before the exit then explains it
+    two_h = Signal(kind=COLLECTIVE, source="get_workload_status", at=exit_at,
+                   text="Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, "
+                        "Timeout(ms)=7200000) ran for 7200100 milliseconds before timing out.")
+    assert classify([node_down("2026-11-20T08:10:00Z"), app_exit(exit_at), two_h]).category == "NODE_FAILURE"
+    # an earlier, out-of-window failure of the same node does not hide a later in-window one
+    sigs = [node_down("2026-11-20T06:00:00Z"), node_down("2026-11-20T10:00:00Z"), app_exit(exit_at)]
+    assert classify(sigs).category == "NODE_FAILURE"
+    pods = {"job-worker-0": "gpu-1", "job-worker-1": "gpu-2"}
+    lines = peer_lines(sigs[:2], [sigs[2]], pods, window=timedelta(minutes=40))
+    assert len(lines) == 1 and "Pod job-worker-1 ran on node gpu-2" in lines[0][1]
+    assert peer_lines(sigs[:1], [sigs[2]], pods, window=timedelta(minutes=40)) == []

@@ -114,3 +114,41 @@ def test_kills_in_a_past_episode_count_and_sources_of_one_failure_are_not_summed
     rec = count_recurrence("OOM_KILLED", [], "7 days", current=[marks, marks[:3]])
     assert rec.count == 3
     assert count_recurrence("OOM_KILLED", [], "7 days", current=[marks], current_in_window=False).count == 0
+
+
+def test_the_kubelets_restart_count_is_one_more_source_of_the_same_kills():
+    """restartCount N with lastState of the verdict's category is N kills (+1 for a final terminated state of it);
+    against the history's and the status's own lists of the same kills since the pod started, the larger count,
+    never their sum; containers add up; a past episode before the pod started still counts on its own."""
+    from workload_diagnose.agent.model.signals import Kind, Signal
+    from workload_diagnose.agent.procedures.runai_failed.recurrence import Episode, Mark, Restarts
+
+    oom = [Kind.OOM]
+    loop = Restarts(container="p/main", count=4, last=oom, since="2026-11-20T09:00:00Z")
+    assert count_recurrence("OOM_KILLED", [], "7 days", kubelet=[loop]).count == 4  # history listed none of them
+    three = [Mark(at="a", kinds=oom), Mark(at="b", restart=True), Mark(at="c", kinds=oom), Mark(at="d", restart=True),
+             Mark(at="e", kinds=oom)]
+    assert count_recurrence("OOM_KILLED", [], "7 days", current=[three], kubelet=[loop]).count == 4  # not 3 + 4
+    assert count_recurrence("OOM_KILLED", [], "7 days", current=[three],
+                            kubelet=[loop.model_copy(update={"count": 2})]).count == 3  # history knows more
+    final = Restarts(container="p/main", count=2, last=oom, current=oom, since="2026-11-20T09:00:00Z")
+    other = Restarts(container="q/main", count=1, last=oom, since="2026-11-20T09:30:00Z")
+    assert count_recurrence("OOM_KILLED", [], "7 days", kubelet=[final, other]).count == 4
+    # a restart loop of another kind is not this category's
+    crash = Restarts(container="p/main", count=5, last=[Kind.APP_EXIT], since="2026-11-20T09:00:00Z")
+    assert count_recurrence("OOM_KILLED", [], "7 days", kubelet=[crash]).count == 1
+    # past episodes: one before the pod started counts on its own; one after it is among the kubelet's kills
+    old = Episode(start="2026-11-19T08:00:00Z", end="2026-11-19T08:05:00Z", signals=[], marks=[])
+    new = Episode(start="2026-11-20T09:10:00Z", end="2026-11-20T09:12:00Z", signals=[], marks=[])
+    for ep in (old, new):
+        ep.signals.append(Signal(
+            kind=Kind.OOM, source="get_workload_history", text="OOMKilled", at=ep.end))
+    assert count_recurrence("OOM_KILLED", [old, new], "7 days", kubelet=[loop]).count == 1 + 4
+    assert count_recurrence("OOM_KILLED", [old, new], "7 days").count == 3  # without Tier 2: as before
+    assert count_recurrence("OOM_KILLED", [], "7 days", kubelet=[loop], current_in_window=False).count == 0
+    # a pod that started before the lookback window: its restarts cannot be placed inside it
+    from datetime import datetime, timezone
+    assert count_recurrence("OOM_KILLED", [], "7 days", kubelet=[loop],
+                            window_start=datetime(2026, 11, 20, 10, tzinfo=timezone.utc)).count == 1
+    assert count_recurrence("OOM_KILLED", [], "7 days", kubelet=[loop],
+                            window_start=datetime(2026, 11, 13, 10, tzinfo=timezone.utc)).count == 4

@@ -5,7 +5,8 @@ import re
 from typing import Any
 
 from workload_diagnose.agent.evidence.common import event_signals, make_signals, quote, ts
-from workload_diagnose.agent.evidence.rules import exit_code_kinds, kinds_from_reason_message, signal_name
+from workload_diagnose.agent.evidence.rules import (exit_code_kinds, kinds_from_log_line, kinds_from_reason_message,
+                                                    signal_name)
 from workload_diagnose.agent.model.signals import Kind, Signal
 from workload_diagnose.agent.taxonomy.signals.collective import RULE as COLLECTIVE_RULE
 from workload_diagnose.agent.taxonomy.registry import NODE_READ_KINDS
@@ -167,6 +168,30 @@ def dcgm_evidence(health: Any, pods: set[tuple[str, str]], names: list[str]) -> 
         lines.append(f"dcgm-exporter on node {health.node}: {XID_ERRORS} is 0 on GPU(s) {', '.join(sorted(clean))} "
                      f"of {len(gpus)} (no Xid since the exporter started)")
     return sigs, lines
+
+
+def log_fault_signals(lines: list[str], *, source: str, what: str, node: str | None,
+                      most: int = 3) -> list[Signal]:
+    """Signals of the lines of a container's own output (``what``: its previous log, its termination message) that a
+    log rule reads (``SignalRule.reads_log``: a GPU hardware fault in the strict words of the driver, the CUDA
+    runtime, NVML or NCCL): at most ``most`` distinct lines, nearest the exit first. A line the guardrails flag as a
+    planted instruction is never read. The signal is about the node (``obj``) the container ran on; it carries no
+    time (a log line states none the reads can vouch for), so it explains the exit without being ordered against it."""
+    from workload_diagnose import guardrails
+
+    out: list[Signal] = []
+    seen: set[str] = set()
+    for ln in reversed(lines):
+        s = " ".join(ln.split())[:400]
+        if len(out) >= most or not s or s in seen:
+            continue
+        kinds = kinds_from_log_line(s)
+        if not kinds or guardrails.detect_injection(ln):
+            continue
+        seen.add(s)
+        out += make_signals(kinds, source=source, text=f"{what} reports a GPU hardware fault: \"{s}\"", at=None,
+                            obj=node, origin="kube")
+    return out
 
 
 _ERROR_LINE = re.compile(

@@ -2,8 +2,10 @@
 (``agent.taxonomy.registry``: each category's and each signal set's ``SignalRule``s). Pure functions; no I/O.
 
 Only *structured* fields and messages written by system components (Run:ai control plane, kubelet, scheduler)
-can produce a signal. Free text an attacker controls never does: container logs, termination messages, submit
-commands and annotations are quoted in reports but never matched here, and before a system message is
+can produce a signal. Free text an attacker controls never does through these rules: submit commands and
+annotations are quoted in reports but never matched, container logs and termination messages only line by line
+through the few strict log rules (``kinds_from_log_line``: a GPU hardware fault in the words the CUDA runtime,
+NVML, NCCL or the driver print), and before a system message is
 matched, every quoted segment ("image refs", names) and every known user-chosen name (workload, project, pods,
 containers) is scrubbed out of it, so a workload named ``oomkilled-preempted-by-x`` cannot steer the verdict.
 """
@@ -14,11 +16,12 @@ from typing import Iterable
 
 from workload_diagnose.agent.model.signals import Kind
 from workload_diagnose.agent.taxonomy.record import SignalRule
-from workload_diagnose.agent.taxonomy.registry import EXCLUSIVE_RULES, EXIT_CODE_RULES, MESSAGE_RULES, OBJECT_KINDS
+from workload_diagnose.agent.taxonomy.registry import (EXCLUSIVE_RULES, EXIT_CODE_RULES, LOG_RULES, MESSAGE_RULES,
+                                                       OBJECT_KINDS)
 from workload_diagnose.agent.taxonomy.vocabulary import SIGKILL, SIGTERM, exit_code_from, signal_name
 
-__all__ = ["exit_code_kinds", "from_system", "kinds_for_object", "kinds_from_reason_message", "scrub",
-           "signal_name", "about_the_workload"]
+__all__ = ["exit_code_kinds", "from_system", "kinds_for_object", "kinds_from_log_line", "kinds_from_reason_message",
+           "scrub", "signal_name", "about_the_workload"]
 
 Triple = tuple[Kind, "str | None", "int | None"]
 
@@ -77,6 +80,20 @@ def kinds_from_reason_message(reason: str | None, message: str | None, names: It
         if rule.kind not in fired and _fires(rule, r, msg, both, code):
             fired[rule.kind] = (rule, _triple(rule, r, msg, code))
     return [t for rule, t in fired.values() if not (rule.unless_kinds & fired.keys())]
+
+
+def kinds_from_log_line(line: str | None) -> list[Triple]:
+    """Map ONE line of the workload's own container output to signal kinds through the log rules only
+    (``SignalRule.reads_log``). The line is not scrubbed (NCCL quotes the CUDA error it hit); per kind, the first
+    rule that fires gives its triple. A caller drops lines the guardrails flagged as planted instructions."""
+    msg = (line or "").strip()
+    if not msg:
+        return []
+    fired: dict[Kind, Triple] = {}
+    for rule in LOG_RULES:
+        if rule.kind not in fired and _fires(rule, "", msg, msg, None):
+            fired[rule.kind] = _triple(rule, "", msg, None)
+    return list(fired.values())
 
 
 def exit_code_kinds(code: int, *, is_init: bool, oom: bool) -> list[Triple]:

@@ -1,6 +1,7 @@
 """Signals: the typed unit of evidence every procedure produces and the classifier reads.
 
-Only structured fields and messages written by system components produce a signal (see ``agent.evidence.rules``).
+Only structured fields and messages written by system components produce a signal (see ``agent.evidence.rules``),
+and, from the workload's own output, a line in the strict words of a GPU hardware fault (``SignalRule.reads_log``).
 A signal carries its citation (``source``: the skill tool name or the kubectl command) and its text, already
 redacted when it was read.
 """

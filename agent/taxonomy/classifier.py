@@ -5,8 +5,9 @@ Rules (the skill's Step 4/5), read from the registry (``agent.taxonomy.registry`
 * a phase name alone, or the submitted spec alone, never produces a signal, so never a category;
 * exit 137 without OOMKilled stays unresolved (the fallback category) unless node or policy evidence explains it;
 * a signal that comes at or after a signal its rule yields to (``SignalRule.yields_to_earlier``: an application's
-  exit after a node failure of the workload, a healthy rank failing once a peer's node is lost) is that one's
-  symptom: it is set aside before the strongest direct signal is chosen (it stays in the report's evidence);
+  exit after a node failure of the workload, a healthy rank failing once a peer's node is lost), within the rule's
+  window of it (``yields_within``: a collective's timeout), is that one's symptom: it is set aside before the
+  strongest direct signal is chosen (it stays in the report's evidence);
 * a signal a record says another explains (``SignalRule.explains``: a GPU fault explains the application's exit)
   is that one's symptom, and a reading a record overrides on the same line (``overrides_on_line``) is a misreading:
   both are set aside before the strongest direct signal is chosen (they stay in the report's evidence);
@@ -21,7 +22,7 @@ from workload_diagnose.agent.model.signals import Kind, Signal
 from workload_diagnose.agent.model.time import parse_time
 from workload_diagnose.agent.taxonomy.record import Category
 from workload_diagnose.agent.taxonomy.registry import (BY_NAME, CATEGORIES, EXPLAINS, NODE_EXPLAINABLE_KINDS,
-                                                       OVERRIDES_ON_LINE, UNEXPLAINED_KINDS, UNKNOWN,
+                                                       OVERRIDES_ON_LINE, UNEXPLAINED_KINDS, UNKNOWN, YIELD_WINDOW,
                                                        YIELDS_TO_EARLIER)
 
 
@@ -46,17 +47,21 @@ class Verdict(BaseModel):
 
 
 def yielded(signals: list[Signal]) -> list[Signal]:
-    """The signals that are the symptom of an earlier one (``SignalRule.yields_to_earlier``): dated at or after the
-    first dated signal of a kind their rule yields to. A signal without a usable time is never set aside."""
-    first: dict[Kind, object] = {}
+    """The signals that are the symptom of an earlier one (``SignalRule.yields_to_earlier``): dated at or after a
+    dated signal of a kind their rule yields to, and within the rule's window of it (``yields_within``, from the
+    evidence). A signal without a usable time is never set aside."""
+    times: dict[Kind, list] = {}
     for s in signals:
         t = parse_time(s.at)
-        if t is not None and (s.kind not in first or t < first[s.kind]):
-            first[s.kind] = t
+        if t is not None:
+            times.setdefault(s.kind, []).append(t)
+    windows = {k: w(signals) for k, w in YIELD_WINDOW.items() if k in times}
     out = []
     for s in signals:
         t = parse_time(s.at) if s.kind in YIELDS_TO_EARLIER else None
-        if t is not None and any(k in first and first[k] <= t for k in YIELDS_TO_EARLIER[s.kind]):
+        win = windows.get(s.kind)
+        if t is not None and any(u <= t and (win is None or t - u <= win)
+                                 for k in YIELDS_TO_EARLIER[s.kind] for u in times.get(k, ())):
             out.append(s)
     return out
 

@@ -90,6 +90,9 @@ def gpu_detail(message: str, code: int | None = None) -> str:
 
 
 _WHAT = (("fallen off the bus", "GPU has fallen off the bus"), ("gpu is lost", "GPU is lost"),
+         ("gpu_is_lost", "GPU is lost"), ("gpuislost", "GPU is lost"),
+         ("ecc_uncorrectable", "uncorrectable ECC error"), ("eccuncorrectable", "uncorrectable ECC error"),
+         ("uncorrectable nvlink", "uncorrectable NVLink error"),
          ("device handle", "GPU is lost"), ("rminitadapter", "the driver failed to initialise the GPU"),
          ("reset_required", "GPU reset required"), ("uncorrectable ecc", "uncorrectable ECC error"),
          ("double bit", "double-bit ECC error"), ("nvlink", "NVLink error"), ("unhealthy", "GPU marked unhealthy"),

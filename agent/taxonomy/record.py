@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Callable, Protocol
 
 from workload_diagnose.agent.model.signals import Kind, Signal
@@ -50,6 +51,9 @@ class SignalRule:
     # peer's node is lost). A category's kind stands for all of its kinds. Per kind, like ``unless_kinds``: every
     # rule of a kind should declare the same.
     yields_to_earlier: frozenset[Kind] = frozenset()
+    # how long after that earlier signal this one may still be its symptom, derived from the workload's signals (a
+    # peer's node lost hours before or after a rank's exit did not end it); None: no bound. Per kind, as above.
+    yields_within: Callable[[list[Signal]], timedelta] | None = None
     # signals of these kinds anywhere in the workload's evidence are symptoms of this one (a GPU fault explains the
     # application's exit): the classifier sets them aside before it applies the strongest-signal rule. Per kind: a
     # signal does not remember its rule, so every rule of a kind that declares it should declare the same.
@@ -57,6 +61,12 @@ class SignalRule:
     # a reading of these kinds from the SAME evidence line (source and text) is a misreading next to this one (the
     # kubelet's admission reason OutOfmemory read as an OOM kill)
     overrides_on_line: frozenset[Kind] = frozenset()
+    # a rule over ONE LINE of the workload's own container output (its previous log's tail, its termination
+    # message), never over a system message: ``agent.evidence.rules.kinds_from_log_line`` alone applies it, without
+    # scrubbing quotes (NCCL quotes the CUDA error). Such text is the workload's own, so the wording must be strict:
+    # what the CUDA runtime, NVML, NCCL or the kernel driver print for a hardware fault, never a word a program
+    # could print in passing ("Xid" alone, an nvidia-smi table's zero counts)
+    reads_log: bool = False
     true: tuple = ()   # samples the rule must turn into ``kind`` (through the interpreter)
     false: tuple = ()  # samples that must not produce ``kind``
 

@@ -48,12 +48,15 @@ def _matching_order() -> list[tuple[int, bool, tuple[SignalRule, ...]]]:
 
 
 # Every rule, in the order the interpreter (``agent.evidence.rules``) tries and lists them
-EXCLUSIVE_RULES: tuple[SignalRule, ...] = tuple(r for _, ex, rs in _matching_order() if ex for r in rs)
+EXCLUSIVE_RULES: tuple[SignalRule, ...] = tuple(r for _, ex, rs in _matching_order() if ex for r in rs
+                                                if not r.reads_log)
 MESSAGE_RULES: tuple[SignalRule, ...] = tuple(r for _, ex, rs in _matching_order() if not ex for r in rs
-                                              if not r.exit_codes)
+                                              if not r.exit_codes and not r.reads_log)
 EXIT_CODE_RULES: tuple[SignalRule, ...] = tuple(r for _, ex, rs in _matching_order() if not ex for r in rs
-                                                if r.exit_codes)
-ALL_RULES: tuple[SignalRule, ...] = EXCLUSIVE_RULES + MESSAGE_RULES + EXIT_CODE_RULES
+                                                if r.exit_codes and not r.reads_log)
+# the rules over one line of the workload's own container output (``SignalRule.reads_log``), never a system message
+LOG_RULES: tuple[SignalRule, ...] = tuple(r for _, _, rs in _matching_order() for r in rs if r.reads_log)
+ALL_RULES: tuple[SignalRule, ...] = EXCLUSIVE_RULES + MESSAGE_RULES + EXIT_CODE_RULES + LOG_RULES
 
 # object kinds other than the workload's own → the signal kinds an event about them may carry
 OBJECT_KINDS: dict[str, frozenset[Kind]] = {}
@@ -78,6 +81,10 @@ for _r in ALL_RULES:
     for _k in _r.yields_to_earlier:
         _same = next((c.kinds for c in CATEGORIES if _k in c.kinds), frozenset({_k}))
         YIELDS_TO_EARLIER[_r.kind] = YIELDS_TO_EARLIER.get(_r.kind, frozenset()) | _same
+
+# kind -> how long after the signal it yields to it may still be that one's symptom (``SignalRule.yields_within``)
+YIELD_WINDOW = {r.kind: r.yields_within for r in ALL_RULES if r.yields_within is not None}
+
 
 def _kind_map(attr: str) -> dict[Kind, frozenset[Kind]]:
     out: dict[Kind, frozenset[Kind]] = {}

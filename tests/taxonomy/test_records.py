@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from workload_diagnose.agent.evidence.rules import kinds_from_reason_message
+from workload_diagnose.agent.evidence.rules import kinds_from_log_line, kinds_from_reason_message
 from workload_diagnose.agent.taxonomy.record import as_pair
 from workload_diagnose.agent.taxonomy.registry import ALL_RULES, CATEGORIES, CHAT_WORDS, UNKNOWN
 
@@ -13,16 +13,23 @@ from workload_diagnose.agent.taxonomy.registry import ALL_RULES, CATEGORIES, CHA
 @pytest.mark.parametrize("rule", ALL_RULES, ids=[r.name for r in ALL_RULES])
 def test_rule_samples(rule):
     assert rule.true and rule.false, f"{rule.name} needs true and false samples"
+
+    def read(reason, message):  # a log rule reads one line of the workload's output; the others a system message
+        if rule.reads_log:
+            assert reason is None, f"{rule.name}: a log line has no reason"
+            return kinds_from_log_line(message)
+        return kinds_from_reason_message(reason, message, names=[])
+
     for s in rule.true:
         reason, message = as_pair(s)
-        got = kinds_from_reason_message(reason, message, names=[])
+        got = read(reason, message)
         kinds = [(k, d) for k, d, _ in got]
         assert rule.kind in [k for k, _ in kinds], f"{rule.name}: {s!r} should give {rule.kind.value}, got {got}"
         if isinstance(rule.detail, str) and rule.detail != "reason":
             assert (rule.kind, rule.detail) in kinds, f"{rule.name}: {s!r} should be decided by this rule, got {got}"
     for s in rule.false:
         reason, message = as_pair(s)
-        got = kinds_from_reason_message(reason, message, names=[])
+        got = read(reason, message)
         assert rule.kind not in [k for k, _, _ in got], f"{rule.name}: {s!r} should not give {rule.kind.value}"
 
 

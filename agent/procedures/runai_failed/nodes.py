@@ -243,7 +243,8 @@ def classify_failure(state: State) -> Command:
     when = _failure_time(state)
     outside = when is not None and when < req.cutoff
     rec = count_recurrence(verdict.category, state.past_episodes, req.lookback_text, current_in_window=not outside,
-                           current=state.current_marks)
+                           current=state.current_marks, kubelet=state.kube.restarts if state.kube else [],
+                           window_start=req.cutoff)
     update: dict = {"recurrence": rec}
     if outside:
         update["limitations"] = limitations(

@@ -16,6 +16,13 @@ container restarts within one run count 3, not 1. An event of the episode's cate
 event such as "Started container", a crash-loop back-off, a non-terminal phase update) is a new kill; the records of
 one termination without a restart between them (the event, its re-emission, the phase update) stay one.
 
+The kubelet counts them too (Tier 2): a container's ``restartCount`` is how many times it terminated and was
+started again in that pod, and its ``lastState`` says how the last of them ended. When that last termination (or the
+container's final terminated state) is of the verdict's category, the restarts are that many kills of it: a restart
+loop repeats one failure, and the kubelet keeps only the last reason (``kubectl get pod``'s "OOMKilled  4" is 4 kills).
+These are the same kills the history and the status's events may list, so the kubelet is one more source of the
+kills since the pod started: against the others the larger count wins, never their sum; containers and pods add up.
+
 The most recent episode is the current failure; its signals join the status/pods/Tier-2 signals.
 """
 from __future__ import annotations
@@ -143,15 +150,45 @@ class Recurrence(BaseModel):
     current_in_window: bool = True  # False: the diagnosed failure is older than the lookback window
 
 
+class Restarts(BaseModel):
+    """A container's restart loop as the kubelet counts it (Tier 2): ``count`` restarts (restartCount), the kinds of
+    its last termination (lastState) and of its current one (a final terminated state), since the pod started."""
+    container: str
+    count: int
+    last: list[Kind] = Field(default_factory=list)
+    current: list[Kind] = Field(default_factory=list)
+    since: str | None = None  # the pod's start (ISO 8601)
+
+
+def kubelet_kills(loops: list[Restarts], kinds: frozenset[Kind]) -> int:
+    """The kills of ``kinds`` the kubelet counts: each restart of a container whose last termination was one, and a
+    final terminated state that is one; containers add up (their kills are distinct)."""
+    return sum((r.count if kinds.intersection(r.last) else 0) + (1 if kinds.intersection(r.current) else 0)
+               for r in loops)
+
+
 def count_recurrence(category: str, past: list[Episode], lookback: str, *, current_in_window: bool = True,
-                     current: list[list[Mark]] = ()) -> Recurrence:
+                     current: list[list[Mark]] = (), kubelet: list[Restarts] = (),
+                     window_start=None) -> Recurrence:
     """Distinct occurrences of ``category`` in the window: the current failure's distinct kills (when it is inside
     the window; at least one) plus those of the matching past episodes. ``current``: the current failure's events as
     each source holds them (its history episode, the status's recent events): the same kills seen twice, so the
-    larger count of one source, never their sum."""
+    larger count of one source, never their sum. ``kubelet``: the restart loops Tier 2 read; their kills since the
+    earliest pod start are the same kills as the current failure's and the past episodes ending after that start,
+    so the larger of the two counts stands for that stretch. A pod that started before ``window_start`` (the lookback's
+    start) is left out: its restarts cannot be placed inside the window."""
     kinds = BY_NAME[category].kinds
-    now = max([1] + [kills(m, kinds) for m in current])
-    n = sum(ep.occurrences(category) for ep in past if ep.category() == category) + (now if current_in_window else 0)
+    now = max([1] + [kills(m, kinds) for m in current]) if current_in_window else 0
+    mine = [ep for ep in past if ep.category() == category]
+    kubelet = [r for r in kubelet if window_start is None or ((t := parse_time(r.since)) is not None
+                                                              and t >= window_start)]
+    by_kubelet = kubelet_kills(kubelet, kinds) if current_in_window else 0
+    starts = [t for t in (parse_time(r.since) for r in kubelet) if t is not None]
+    since = min(starts) if starts and by_kubelet else None
+    recent = [ep for ep in mine if since is not None and (end := parse_time(ep.end)) is not None and end >= since]
+    older = [ep for ep in mine if ep not in recent]
+    n = sum(ep.occurrences(category) for ep in older) + max(now + sum(ep.occurrences(category) for ep in recent),
+                                                            by_kubelet)
     return Recurrence(count=n, lookback=lookback, recurring=n >= 2, current_in_window=current_in_window)
 
 

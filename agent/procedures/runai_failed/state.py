@@ -15,7 +15,7 @@ from workload_diagnose.agent.model.request import DiagnosisRequest
 from workload_diagnose.agent.model.result import DiagnosisResult
 from workload_diagnose.agent.model.signals import Signal
 from workload_diagnose.agent.procedures.kit.steps import Step  # noqa: F401  (the order of this procedure's findings)
-from workload_diagnose.agent.procedures.runai_failed.recurrence import Episode, Mark, Recurrence
+from workload_diagnose.agent.procedures.runai_failed.recurrence import Episode, Mark, Recurrence, Restarts
 from workload_diagnose.agent.taxonomy.classifier import Verdict
 from workload_diagnose.tools.base import ToolResult
 
@@ -33,6 +33,7 @@ class KubeEvidence(BaseModel):
     injections: list[Any] = Field(default_factory=list)
     layers: PodLayers | None = None  # the pod's lifecycle layers (a Pending workload with a pod-start signal)
     nodes: list[str] = Field(default_factory=list)  # the nodes read (kubectl describe node)
+    restarts: list[Restarts] = Field(default_factory=list)  # the kubelet's count of each restarted container
 
 
 class Input(BaseModel):

@@ -13,6 +13,8 @@ from workload_diagnose.agent.model.limits import Limits
 from workload_diagnose.agent.procedures.kit import evidence as ev
 from workload_diagnose.agent.procedures.runai_failed import layers, tier2_node
 from workload_diagnose.agent.procedures.kit.pod_identity import not_the_workloads_pod
+from workload_diagnose.agent.evidence.common import ts
+from workload_diagnose.agent.procedures.runai_failed.recurrence import Restarts
 from workload_diagnose.agent.procedures.runai_failed.state import KubeEvidence, State
 from workload_diagnose.agent.taxonomy import reads_node
 from workload_diagnose.agent.taxonomy.signals.collective import RULE as COLLECTIVE_RULE
@@ -109,10 +111,21 @@ def _collect_pod(kube, limits: Limits, pf, ns: str, names: list[str], out: KubeE
     psigs = kev.kube_pod_signals(pf, pf.source, names)
     out.signals += psigs
     for c in list(pf.init_containers or []) + list(pf.containers or []):
+        mine = [s for s in psigs if s.obj == c.name and " terminated: " in s.text]
+        if c.restart_count:
+            out.restarts.append(Restarts(
+                container=f"{pf.name}/{c.name}", count=c.restart_count, since=ts(pf.start_time or pf.created_at),
+                last=[s.kind for s in mine if " last state terminated: " in s.text],
+                current=[s.kind for s in mine if " state terminated: " in s.text and "last state" not in s.text]))
+    for c in list(pf.init_containers or []) + list(pf.containers or []):
         req, lim = (c.requests or {}).get("memory"), (c.limits or {}).get("memory")
         if req or lim:
             out.lines.append((pf.source, f"Container {c.name} (pod {pf.name}) memory request/limit: "
                                          f"{req or 'not set'} / {lim or 'not set'}"))
+    for c in list(pf.init_containers or []) + list(pf.containers or []):  # a termination message is its log's tail
+        for msg in (c.terminated_message, c.last_terminated_message):
+            out.signals += kev.log_fault_signals((msg or "").splitlines(), source=pf.source, node=pf.node_name,
+                                                 what=f"The termination message of {c.name}")
     events = kube.pod_events(ns, pf.name)
     src_events = f"kubectl get events -n {ns} --field-selector involvedObject.name={pf.name}"
     out.calls.append(src_events)
@@ -138,6 +151,9 @@ def _collect_pod(kube, limits: Limits, pf, ns: str, names: list[str], out: KubeE
             continue
         out.calls.append(log.source)
         out.injections += list(getattr(log, "injections", []) or [])
+        # a GPU hardware fault the container's own output reports (strict words only) is the node's: a signal
+        out.signals += kev.log_fault_signals(log.lines, source=log.source, what=f"The log of {c.name}",
+                                             node=pf.node_name)
         line = kev.failing_line(log.lines, is_init=bool(getattr(c, "is_init", False)))
         trunc = (f" (read {log.bytes_read} bytes: the log was cut at the configured bound of "
                  f"{limits.log_limit_bytes} bytes)") if log.truncated else ""

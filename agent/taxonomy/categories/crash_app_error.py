@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
-from workload_diagnose.agent.model.signals import Kind
+from workload_diagnose.agent.model.signals import Kind, Signal
 from workload_diagnose.agent.taxonomy.record import Category, ChatWords, RecoContext, SignalRule, VerdictLike
 from workload_diagnose.agent.taxonomy.signals.collective import COLLECTIVE, RULE as COLLECTIVE_RULE
 from workload_diagnose.agent.taxonomy.hardware import gpu_fault_reported
@@ -23,12 +24,28 @@ def _detail(message: str, code: int | None) -> str | None:
     return signal_name(code)
 
 
+# How long after a node failure of the workload a rank's exit may be its symptom: a healthy rank blocks in its next
+# collective until the watchdog's timeout aborts it, then exits; Kubernetes says a node is lost up to the node
+# monitor's grace period (40 s) plus the not-ready/unreachable taints' default toleration (300 s) after it happened.
+# So: the largest collective timeout the evidence states (a watchdog line's "Timeout(ms)=N"), else
+# torch.distributed's default process-group timeout (30 min), plus a 10 min margin. A node failure earlier than that,
+# or after the exit, did not end this run.
+COLLECTIVE_TIMEOUT = timedelta(minutes=30)
+DETECTION_MARGIN = timedelta(minutes=10)
+_TIMEOUT_MS = re.compile(r"\bTimeout\(ms\)=(\d{1,10})\b")
+
+
+def peer_window(signals: list[Signal]) -> timedelta:
+    stated = [int(n) for s in signals for n in _TIMEOUT_MS.findall(s.text)]
+    return (timedelta(milliseconds=max(stated)) if stated else COLLECTIVE_TIMEOUT) + DETECTION_MARGIN
+
+
 RULES = (
     SignalRule("app_exit.exit_code", Kind.APP_EXIT, exit_codes=NONZERO - {SIGKILL, SIGTERM},
                unless_kinds=frozenset({Kind.INIT_FAILED}), detail=_detail,
                # a rank that exits after a node failure of the workload (its own node, or a peer's: NCCL/Gloo
                # timeouts, a rendezvous error, a connection reset by the lost peer) exits because of it
-               yields_to_earlier=frozenset({Kind.NODE_FAILURE}),
+               yields_to_earlier=frozenset({Kind.NODE_FAILURE}), yields_within=peer_window,
                true=("Container x terminated with exit code 1", "torch.OutOfMemoryError: CUDA out of memory; exit code 1",
                      "java.lang.OutOfMemoryError: Java heap space; exit code 1", ("Error", "exitCode: 139")),
                false=("terminated with exit code 0", "terminated with exit code 137", "terminated with exit code 143",

@@ -27,7 +27,9 @@ _NODE = SignalRule(
             r"\bNodeNotReady\b|\bTaintManagerEviction\b|\bevict(?:ed|ing)\b.{0,60}\bnode\b|"
             r"\bnode\b.{0,60}\bevict|\bwas low on resource\b|\bThe node had condition:\s*\[\w*Pressure\]|"
             r"\bephemeral local storage usage exceeds the total limit\b|"
-            r"\bexceeded its local ephemeral storage limit\b|\bUsage of EmptyDir volume\b.{0,120}\bexceeds the limit\b",
+            r"\bexceeded its local ephemeral storage limit\b|\bUsage of EmptyDir volume\b.{0,120}\bexceeds the limit\b|"
+            # Ray's control plane: the raylet's node stopped heartbeating (NODE_DIED)
+            r"\bthe node it was running on is dead or unavailable\b",
     # the scheduler listing the taints of OTHER nodes it could not use is a scheduling wait, not this pod's node
     unless=r"\bnodes are available\b|\bhad (?:untolerated )?taint\b",
     true=(("NodeNotReady", "Node gpu-1 status is now: NodeNotReady"),
@@ -45,14 +47,21 @@ _NODE = SignalRule(
           # cloud-ark/kubeplus#1389 (a container's ephemeral-storage limit)
           'Container consumerui exceeded its local ephemeral storage limit "20Mi".',
           # paritytech/Nomidot#306 (admission under node pressure)
-          "Pod The node had condition: [MemoryPressure]."),
+          "Pod The node had condition: [MemoryPressure].",
+          # ray-project/ray#58638 (NODE_DIED; "preempted" is listed only as a possibility, never this workload's)
+          "Task failed because the node it was running on is dead or unavailable. Node IP: 127.0.0.1, node ID: "
+          "e55b8ca03ebf3f7418f51533d8d55abeaab75fa9b29e2e6282b47646. This can happen if the node was preempted, had a "
+          "hardware failure, or its raylet crashed unexpectedly."),
     false=(("Scheduled", "Successfully assigned ns/p to node-notready-pool-1"),
            "the trainer evaluated 3 checkpoints", ("Killing", "Stopping container trainer"),
            ("FailedScheduling", "0/4 nodes are available: 4 node(s) had untolerated taint {node.kubernetes.io/"
                                 "disk-pressure: }."),
            ("FailedScheduling", "0/3 nodes are available: 3 node(s) had untolerated taint {node.kubernetes.io/"
                                 "unreachable: }. preemption: 0/3 nodes are available: 3 Preemption is not helpful."),
-           "ephemeral-storage request 10Gi, limit 20Gi"))
+           "ephemeral-storage request 10Gi, limit 20Gi",
+           # hkust-nlp/simpleRL-reason#98: Ray's worker process died (its node did not)
+           "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: "
+           "Worker unexpectedly exits with a connection error code 2. End of file."))
 
 # kubelet admission: the node could not take the pod (a placement race or the device plugin's bookkeeping)
 _REJECTED = SignalRule(
@@ -137,7 +146,7 @@ _XID = SignalRule(
 # the GPU lost or broken without an Xid number: the kernel, nvidia-smi, NVML and the CUDA runtime's words
 _LOST = SignalRule(
     "gpu.lost_or_uncorrectable", GPU_FAULT, **_GPU,
-    message=r"\bfallen off the bus\b|\bGPU is lost\b|\bGPU_IS_LOST\b|"
+    message=r"\bfallen off the bus\b|\bGPU is lost\b|(?:\b|_)GPU_IS_LOST\b|"
             r"\bUnable to determine the device handle for GPU|\bRmInitAdapter failed\b|\brm_init_adapter failed\b|"
             r"\bNV_ERR_RESET_REQUIRED\b|\buncorrectable ECC error\b|\buncorrectable NVLink error\b|"
             r"\bDouble Bit (?:ECC )?error|\bcudaErrorECCUncorrectable\b|\bCUDA_ERROR_ECC_UNCORRECTABLE\b",
@@ -223,7 +232,82 @@ _UNHEALTHY = SignalRule(
            "dcgm-exporter on node gpu-7: GPU 3 DCGM_FI_DEV_ROW_REMAP_FAILURE = 0",
            "all devices healthy"))
 
-RULES = (_NODE, _REJECTED, _XID, _LOST, _UNHEALTHY)
+# the same faults as the workload's own output prints them (its previous log's tail, its termination message): read
+# line by line (``reads_log``), in the strict words of the kernel driver, the CUDA runtime, NVML and NCCL only; the
+# application-class Xids, CUDA out-of-memory, an illegal memory access, "unknown error" and nvidia-smi's zero
+# counters are the application's (or nothing), never the node's
+_LOG = SignalRule(
+    "gpu.in_container_log", GPU_FAULT, **_GPU, reads_log=True,
+    message=rf"\bXid\s*\([^)]{{0,40}}\)\s*:\s*{hw.HW}|\bXid\s*[=:-]?\s*{hw.HW}|\bcaused by previous Xid\s*{hw.HW}|"
+            r"\bfallen off the bus\b|\bGPU is lost\b|(?:\b|_)GPU_IS_LOST\b|\bGpuIsLost\b|\bRmInitAdapter failed\b|"
+            r"\buncorrectable ECC error encountered\b|\bcudaErrorECCUncorrectable\b|\bCUDA_ERROR_ECC_UNCORRECTABLE\b|"
+            r"\buncorrectable NVLink error detected\b|\bdouble[- ]bit ECC error\b",
+    # a driver-marked Nonfatal NVLink Xid is no fault (leptonai/gpud#1174); a count of zero is no error
+    unless=r"\bNonfatal\b|\bdouble[- ]bit ECC errors?\s*[:=]?\s*0\b",
+    true=(# NVIDIA/semantic-segmentation#33
+          "RuntimeError: cuda runtime error (39) : uncorrectable ECC error encountered at "
+          "/pytorch/aten/src/THC/THCCachingHostAllocator.cpp:265",
+          # jade-hpc-gpu/jade-hpc-gpu.github.io#194, vllm-project/vllm#5222
+          "RuntimeError: CUDA error: uncorrectable ECC error encountered",
+          # kohya-ss/sd-scripts#1434: the NCCL watchdog dies on the same CUDA error
+          "[E ProcessGroupNCCL.cpp:916] [Rank 1] NCCL watchdog thread terminated with exception: CUDA error: "
+          "uncorrectable ECC error encountered",
+          # NCCL's last CUDA error, as PyTorch prints it (ncclUnhandledCudaError; NVIDIA/nccl#1410 shows the form)
+          "Cuda failure 'uncorrectable ECC error encountered'",
+          # ostris/ai-toolkit#470 (the PyTorch 2.x wording names the CUDA error code)
+          "CUDA error: uncorrectable ECC error encountered Search for `cudaErrorECCUncorrectable' in "
+          "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.",
+          # nagadit/DeepFaceLab_Linux#89 (TensorFlow, the driver API's name)
+          "failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_ECC_UNCORRECTABLE: uncorrectable ECC error encountered",
+          # PaddlePaddle/Paddle#10239
+          "F0426 17:52:54.043815 30811 hl_cuda_device.cc:565] Check failed: cudaSuccess == cudaStat (0 vs. 39) Cuda "
+          "Error: uncorrectable ECC error encountered",
+          # marian-nmt/marian#251, NVIDIA/k8s-device-plugin#231 (nvidia-smi in the container)
+          "Unable to determine the device handle for GPU 0000:03:00.0: GPU is lost.  Reboot the system to recover "
+          "this GPU",
+          # rossumai/nvgpu#6 (pynvml), LSSI-ETH/plmfit#40 (slurmstepd's NVML read)
+          "NVMLError_GpuIsLost: GPU is lost", "slurmstepd: error: NVML: Failed to get usage(15): GPU is lost",
+          # NVIDIA/open-gpu-kernel-modules#688 (the driver's status name, as a dmesg copy carries it)
+          "NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) "
+          "returned from rmStatus @ kernel_ce_gv100.c:106",
+          # akash-network/support#209 (dmesg lines a GPU check prints)
+          "NVRM: Xid (PCI:0000:a1:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+          "NVRM: GPU 0000:a1:00.0: GPU has fallen off the bus.",
+          # NVIDIA/gpu-operator#1146
+          "NVRM: GPU 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)",
+          "NVRM: Xid (PCI:0000:07:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) "
+          "has been detected on GPU in the framebuffer at physAddr 0x7fffa8860 partition 7, subpartition 1.",
+          # pytorch/pytorch#58155
+          "  what():  CUDA error: uncorrectable NVLink error detected during the execution",
+          # aws/eks-node-monitoring-agent dcgm_policies.go (NvidiaDoubleBitError), as a health check prints it
+          "detected 2 Nvidia Double Bit ECC error(s) on location 1"),
+    false=(# pytorch/pytorch#16417, concept-graphs/concept-graphs#5: GPU memory, the application's
+           "RuntimeError: CUDA out of memory. Tried to allocate 12.50 MiB (GPU 0; 10.92 GiB total capacity; 8.57 MiB "
+           "already allocated; 9.28 GiB free; 4.68 MiB cached)",
+           "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacty of "
+           "5.80 GiB of which 15.44 MiB is free.",
+           # vllm-project/vllm#19890 (Xid 13/31 class: the application's memory access)
+           "RuntimeError: CUDA error: an illegal memory access was encountered",
+           "enqueue.cc:1556 NCCL WARN Cuda failure 700 'an illegal memory access was encountered'",
+           # pytorch/pytorch#170045, NVIDIA/nccl#1410: no hardware word
+           "Cuda failure 999 'unknown error'", "RuntimeError: CUDA error: unknown error",
+           "Cuda failure 1 'invalid argument'", "RuntimeError: CUDA error: unspecified launch failure",
+           # rwth-i6/returnn#1486: "Unknown Error" is also NVML after a cgroup/driver mismatch, not only a lost GPU
+           "Unable to determine the device handle for GPU0000:03:00.0: Unknown Error",
+           # application-class Xids in a dmesg copy (akash-network/support#244, leptonai/gpud#46)
+           "NVRM: Xid (PCI:0000:00:07): 31, pid=2512125, name=python3.10, Ch 00000008, intr 00000000. MMU Fault: "
+           "ENGINE GRAPHICS GPCCLIENT_T1_8 faulted @ 0x73ac_1c000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE",
+           "NVRM: Xid (PCI:0000:cb:00): 13, pid='<unknown>', name=<unknown>, Graphics SM Warp Exception on (GPC 7, TPC "
+           "7, SM 0): Illegal Instruction Parameter",
+           # NVIDIA/nccl#2241: a driver-marked Nonfatal NVLink Xid
+           "kernel: NVRM: Xid (PCI:...): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 11 (...)",
+           # nvidia-smi's table and -q output in a healthy container: zero counts
+           "| N/A   34C    P0    42W / 300W |      0MiB / 81920MiB |      0%      Default |   Volatile Uncorr. ECC |  0",
+           "uncorrectable ECC errors: 0", "Double Bit ECC Errors: 0", "checking for ECC errors",
+           # the word Xid without a hardware number
+           "see the Xid table in the NVIDIA docs", "XID errors present: none", "worker 79 finished; Xid counters reset"))
+
+RULES = (_NODE, _REJECTED, _XID, _LOST, _UNHEALTHY, _LOG)
 KINDS = frozenset(r.kind for r in RULES)
 
 
@@ -259,7 +343,10 @@ def _gpu_lines(c: RecoContext, gpu) -> list[str]:
         f = hw.fields(s.detail)
         what = (f"Xid {f['xid']} ({f.get('what', 'hardware fault')})" if f.get("xid")
                 else f.get("what", "a GPU hardware fault"))
-        faults.append(what + (f" on GPU {f['gpu']}" if f.get("gpu") else ""))
+        own = ("the container's termination message (its log's tail)" if "termination message" in s.text
+               else "the container's log" if s.source.startswith("kubectl logs") else None)
+        faults.append(what + (f" on GPU {f['gpu']}" if f.get("gpu") else "")
+                      + (f" (read in {own}: {s.source})" if own else ""))
     faults = list(dict.fromkeys(faults))
     out = [f"GPU hardware fault on {where}: {'; '.join(faults[:3])}"
            + (f" (and {len(faults) - 3} more)" if len(faults) > 3 else "")

@@ -6,8 +6,9 @@ its own code.
 Never a category by itself: the rank's non-zero exit stays the application's exit (CRASH_APP_ERROR), whose
 recommendation then points at the collective (peers, network, timeouts) and quotes the line; a node failure of the
 workload that came before that exit explains it (``crash_app_error``'s rule yields to it). The same pattern picks
-the line to quote from a rank's previous log (``agent.evidence.kube.last_error_line``): logs are quoted, never
-matched into signals. Only distributed-runtime words count: a bare "Connection reset by peer" (a dataset download)
+the line to quote from a rank's previous log (``agent.evidence.kube.last_error_line``): a collective line in a log is
+quoted, never matched into a signal (only a GPU hardware fault's strict words are, ``node_failure``'s log rule).
+Only distributed-runtime words count: a bare "Connection reset by peer" (a dataset download)
 or torchrun's generic ``ChildFailedError`` wrapper is not a collective failure.
 """
 from workload_diagnose.agent.model.signals import Kind
