@@ -37,9 +37,10 @@ SPEC = ProcedureSpec(
     chat=Chat(
         topic="why {name} was preempted",
         intents=(Intent("preempted",
-                        r"\bpre-?empt(?:ed|ion|ions|ing|s)?\b|\b(?:was|were|got|get|gets|being)\s+reclaimed\b",
+                        r"\bpre-?empt(?:ed|ion|ions|ing|s)?\b|\breclaimed\b",
                         ("why was my job preempted?", "who preempted train-7?", "how many times was it preempted?",
-                         "was the preemption by a higher-priority job?", "my workload got reclaimed, why?"),
+                         "was the preemption by a higher-priority job?", "my workload got reclaimed, why?",
+                         "was train-7 reclaimed by fair share?"),
                         ("why did my job fail?", "should it be non-preemptible?", "why is it still pending?",
                          "is it preemptible?")),),
         answers=(("preempted", "{name} did not fail: it was preempted."),),
