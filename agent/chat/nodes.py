@@ -161,7 +161,8 @@ def answer(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
         elif f == "why_not" and p.why_not:
             parts.append(say.why_not(last, p.why_not))
     if not parts:
-        parts.append(say.answer(last, proc) if p.followups or p.failure_words or p.procedure else say.MORE)
+        parts.append("\n".join([*(state.get("leads") or []), say.answer(last, proc)])
+                     if p.followups or p.failure_words or p.procedure else say.MORE)
     return _answered("\n\n".join(parts), diagnosis=last)
 
 
@@ -247,7 +248,8 @@ def _run(state: ChatState, runtime: Runtime[ChatContext], **which: Any) -> dict:
         name = nxt.name
     diagnosed = [*(state.get("diagnosed") or []), *([d["workload"]["id"]] if (d.get("workload") or {}).get("id")
                                                      else [])]
-    base = {"last": d, "procedure": name, "answered": ran, "diagnosed": diagnosed[-50:], "route": "diagnose"}
+    base = {"last": d, "procedure": name, "answered": ran, "leads": leads, "diagnosed": diagnosed[-50:],
+            "route": "diagnose"}
     if d["outcome"] == "needs_input":  # the procedure asks (no terminal match, running without a failure)
         return {**base, "reply": "\n".join([*leads, say.asked_back(d)]), "needs_input": True, "missing": [],
                 "asked": [], "diagnosis": None}

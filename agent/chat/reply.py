@@ -127,8 +127,13 @@ def answer(d: dict, procedure: str) -> str:
 
 def _sibling(d: dict, procedure: str) -> str:
     chat = handoff.chat_of(procedure)
-    w = d.get("workload") or {}
-    name = w.get("name") or w.get("id") or "the workload"
+    about = chat.subject if chat is not None else "workload"
+    w = d.get("workload") or {"project": d.get("project"), "cluster_id": d.get("cluster_id")}
+    if about == "project":  # a project on a cluster: the project is the subject, no workload is named
+        name = w.get("project") or "the project"
+        w = {"cluster_id": w.get("cluster_id")}
+    else:
+        name = w.get("name") or w.get("id") or "the workload"
     topic = (chat.topic if chat is not None else "about {name}").format(name=name)
     head = topic[:1].upper() + topic[1:]
     reason = d.get("reason")

@@ -31,6 +31,7 @@ class ChatState(ChatInput, ChatOutput, total=False):
     last: dict | None  # the last answer: exactly the ``--json`` object of the procedure that gave it
     procedure: str  # the registered procedure whose result ``last`` is
     answered: list[str]  # the procedures that ran for ``last``, in order (a route handed on to the next)
+    leads: list[str]  # the line said for each hand-off before ``last``'s answer ("X did not fail: it was preempted.")
     diagnosed: list[str]  # workload ids diagnosed in this thread, in order
     transcript: list[dict]  # [{"role": "user"|"assistant", "text": ...}], redacted, bounded
     parsed: dict  # this turn's understanding
