@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent
 CONVERSATIONS = ROOT / "chat" / "conversations"
 SCENARIOS = ROOT / "scenarios"
 _VERDICT = ("outcome", "category", "reason", "route")
+PLAIN_WORDS = ("Option A", "Option B")  # never in a chat reply, whatever a turn expects
 
 
 def names() -> list[str]:
@@ -73,7 +74,7 @@ def check(turn: int, expect: dict, r: Any, reads: int, values: dict[str, str] | 
     for s in expect.get("reply_contains") or []:
         if s not in r.reply:
             bad.append(f"reply lacks {s!r}")
-    for s in expect.get("reply_excludes") or []:
+    for s in [*(expect.get("reply_excludes") or []), *PLAIN_WORDS]:
         if s.lower() in r.reply.lower():
             bad.append(f"reply has {s!r}")
     if "reads" in expect and reads > expect["reads"]:

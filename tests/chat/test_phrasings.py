@@ -123,6 +123,7 @@ def _one(sc: Path, text: str, saver, procedure: str = "runai_failed") -> str | N
         ok = not r.needs_input and r.diagnosis == want  # byte for byte the command's --json object
         if "reason" in want:  # a sibling's answer reads as a chat answer, not its report's header lines
             ok = ok and not any(line.startswith(("Reason:", "Workload:", "Owner:")) for line in r.reply.splitlines())
+    ok = ok and "Option A" not in r.reply and "Option B" not in r.reply  # plain words in the chat (issue 24)
     if ok:
         return None
     d = r.diagnosis or {}
