@@ -65,9 +65,15 @@ def lead(spec: ProcedureSpec, d: dict) -> str:
     said = dict(spec.chat.answers) if spec.chat is not None else {}
     if d.get("route") in said:
         return said[d["route"]].format(name=name)
-    stop = next(iter(d.get("recommendations") or []), "")
-    kept = [x for x in _SENTENCE.split(stop) if x and not x.startswith(("Use ", "It is answered by"))]
-    return " ".join(kept) or f"{name}: {d.get('route')}."
+    return stop_words(d) or f"{name}: {d.get('route')}."
+
+
+def stop_words(d: dict) -> str:
+    """What a result that ended early says (its next steps), without pointers to a command: the chat answers
+    them itself or, when no procedure answers the route, they are all there is to say."""
+    kept = [x for rec in d.get("recommendations") or [] for x in _SENTENCE.split(rec)
+            if x and not x.startswith(("Use ", "It is answered by"))]
+    return " ".join(kept)
 
 
 @cache

@@ -142,8 +142,9 @@ def _sibling(d: dict, procedure: str) -> str:
         head += f": {summary} ({reason})." if summary else f": {reason}."
     elif d.get("outcome") == "diagnosed":
         head += ":"
-    else:
-        head += f": no answer ({d.get('outcome')}: {d.get('route')})."
+    else:  # it ended early: what it says instead of an answer (its next steps are this line, not a section)
+        said = handoff.stop_words(d) or f"{d.get('outcome')}: {d.get('route')}."
+        head = f"{name}: {said}"
     if d.get("owner"):
         head += f" Who acts on it: the {d['owner']}."
     waited = d.get("waited") or {}
@@ -158,14 +159,16 @@ def _sibling(d: dict, procedure: str) -> str:
     if any(where) or more:
         lines.append(" ".join([name, "is", *(x for x in where if x)]) + (f" ({more})." if more else ".")
                      if any(where) else f"{name}: {more}.")
-    body = _body(d.get("report") or "")
+    body = _body(d.get("report") or "", drop=() if d.get("outcome") == "diagnosed" else ("Next step:",))
     return "\n".join(lines) + ("\n\n" + body if body else "\n")
 
 
-def _body(report: str) -> str:
-    """A report's cited sections: everything after its header lines (the first blank line)."""
+def _body(report: str, drop: tuple[str, ...] = ()) -> str:
+    """A report's cited sections: everything after its header lines (the first blank line), less the sections
+    headed by ``drop``."""
     _, sep, rest = report.partition("\n\n")
-    return rest if sep else ""
+    kept = [x for x in rest.split("\n\n") if x.strip() and not x.startswith(drop)] if sep else []
+    return "\n\n".join(kept).rstrip("\n") + "\n" if kept else ""
 
 
 def evidence(d: dict) -> str:
