@@ -50,11 +50,14 @@ _ASK_ONE = {
 
 
 def question(missing: list[str], slots: dict[str, Any]) -> str:
-    """One question for exactly what is missing."""
+    """One question for exactly what is missing (the project alone when the question is about a project)."""
     name = repr(slots.get("workload_name"))
+    ask, ask_one = dict(_ASK), dict(_ASK_ONE)
+    if not slots.get("workload_name"):
+        ask["project"], ask_one["project"] = "the project", "Which project? Give its exact name."
     if len(missing) == 1:
-        return _ASK_ONE[missing[0]].format(name=name)
-    parts = [_ASK[m].format(name=name) for m in missing]
+        return ask_one[missing[0]].format(name=name)
+    parts = [ask[m].format(name=name) for m in missing]
     return f"I need {', '.join(parts[:-1])} and {parts[-1]}. Which are they?"
 
 

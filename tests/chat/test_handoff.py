@@ -203,3 +203,8 @@ def test_a_spec_with_intents_and_a_project_subject_is_all_a_procedure_needs(conv
     assert c.requests == [] and "How ml-team is doing" in r.reply
     r = c.say(f"why did workload {NEW} fail?")  # failure words: the failed diagnosis again
     assert r.diagnosis["category"] == "OOM_KILLED"
+    c = conversation(chat_world())
+    r = c.say("which of my workloads need attention?")  # its subject's identifiers, and only those
+    assert r.missing == ["cluster_id", "project"] and "None" not in r.reply and "the project" in r.reply
+    r = c.say(f"cluster {CL}, project nlp")
+    assert r.reply.startswith("How nlp is doing:") and c.requests == []  # the probe reads nothing
