@@ -81,13 +81,25 @@ def _reasons(ref: str) -> dict:
     return load(ref)
 
 
+def verdict_of(name: str | None, d: dict) -> str | None:
+    """The name of the verdict in procedure ``name``'s result ``d`` (its declared ``verdict`` field), if any."""
+    c = chat_of(name)
+    v = d.get(c.verdict) if c is not None and d.get("outcome") == "diagnosed" else None
+    return v if isinstance(v, str) and v else None
+
+
+def verdict_fields() -> frozenset[str]:
+    return frozenset(s.chat.verdict for s in chat_specs() if s.chat is not None)
+
+
 def reason_summary(name: str | None, reason: str | None) -> str | None:
-    """The one-line definition of ``reason`` from the procedure's declared reason records, if any."""
+    """The one-line definition of ``reason`` from the procedure's declared records (``summary`` or
+    ``definition``), if any."""
     c = chat_of(name)
     if c is None or not c.reasons or not reason:
         return None
     rec = _reasons(c.reasons).get(reason)
-    return getattr(rec, "summary", None) if rec is not None else None
+    return (getattr(rec, "summary", None) or getattr(rec, "definition", None)) if rec is not None else None
 
 
 def reason_names() -> frozenset[str]:

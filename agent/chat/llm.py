@@ -176,10 +176,13 @@ def phrase(model: Bounded, text: str, diagnosis: dict | None, budget: Budget,
     if not category:
         named = sorted(n for n in NAMES if n != UNKNOWN.name and n in said and n not in text)
         reasons += [f"names category {n} that the reply does not" for n in named]
-    reason = (diagnosis or {}).get("reason") if (diagnosis or {}).get("outcome") == "diagnosed" else None
+    from workload_diagnose.agent.chat.handoff import reason_names, verdict_fields
+
+    d = diagnosis or {}
+    reason = next((d[f] for f in sorted(verdict_fields()) if isinstance(d.get(f), str)), None) \
+        if d.get("outcome") == "diagnosed" else None
     if reason and reason not in said:  # another procedure's verdict (agent.chat.handoff) is kept like a category
         reasons.append(f"drops the reason {reason}")
-    from workload_diagnose.agent.chat.handoff import reason_names
 
     reasons += [f"names reason {n} that the reply does not" for n in sorted(reason_names())
                 if n != reason and n not in text and re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", said)]

@@ -161,7 +161,7 @@ def answer(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
         elif f == "why_not" and p.why_not:
             parts.append(say.why_not(last, p.why_not))
     if not parts:
-        parts.append("\n".join([*(state.get("leads") or []), say.answer(last, proc)])
+        parts.append("\n".join([*(state.get("leads") or []), say.answer(last, proc, _subject(state))])
                      if p.followups or p.failure_words or p.procedure else say.MORE)
     return _answered("\n\n".join(parts), diagnosis=last)
 
@@ -253,8 +253,13 @@ def _run(state: ChatState, runtime: Runtime[ChatContext], **which: Any) -> dict:
     if d["outcome"] == "needs_input":  # the procedure asks (no terminal match, running without a failure)
         return {**base, "reply": "\n".join([*leads, say.asked_back(d)]), "needs_input": True, "missing": [],
                 "asked": [], "diagnosis": None}
-    return {**base, "reply": "\n".join([*leads, say.answer(d, name)]), "needs_input": False, "missing": [],
-            "asked": [], "diagnosis": d}
+    return {**base, "reply": "\n".join([*leads, say.answer(d, name, _subject(state))]), "needs_input": False,
+            "missing": [], "asked": [], "diagnosis": d}
+
+
+def _subject(state: ChatState) -> str | None:
+    """The project the thread names (what a procedure about a project answers for)."""
+    return (state.get("slots") or {}).get("project")
 
 
 def _answered(text: str, *, diagnosis: dict | None = None, needs_input: bool = False,

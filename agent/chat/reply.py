@@ -116,30 +116,31 @@ def asked_back(d: dict) -> str:
     return "\n".join(lines)
 
 
-def answer(d: dict, procedure: str) -> str:
+def answer(d: dict, procedure: str, subject: str | None = None) -> str:
     """The answer to a question, from the result ``d`` of the registered procedure ``procedure``: the failed-workload
     diagnosis's report as it is; another procedure's as a chat answer (its reason in words, who acts on it, then its
     cited sections: evidence, figures, what to do, limitations), never its report's header lines. A workload that
-    belongs to another cluster also says how to correct it."""
-    text = (d.get("report") or _verdict(d)) if procedure == handoff.DEFAULT else _sibling(d, procedure)
+    belongs to another cluster also says how to correct it. ``subject``: the thread's name for a project the result
+    does not name."""
+    text = (d.get("report") or _verdict(d)) if procedure == handoff.DEFAULT else _sibling(d, procedure, subject)
     if d.get("route") == "cluster_mismatch":
         text = (text.rstrip("\n") + "\n\nIf it runs on another cluster, tell me which (e.g. \"wrong cluster: it's "
                 "<name>\"): I will diagnose the same workload there.\n")
     return text
 
 
-def _sibling(d: dict, procedure: str) -> str:
+def _sibling(d: dict, procedure: str, subject: str | None) -> str:
     chat = handoff.chat_of(procedure)
     about = chat.subject if chat is not None else "workload"
     w = d.get("workload") or {"project": d.get("project"), "cluster_id": d.get("cluster_id")}
     if about == "project":  # a project on a cluster: the project is the subject, no workload is named
-        name = w.get("project") or "the project"
+        name = w.get("project") or subject or "the project"
         w = {"cluster_id": w.get("cluster_id")}
     else:
         name = w.get("name") or w.get("id") or "the workload"
     topic = (chat.topic if chat is not None else "about {name}").format(name=name)
     head = topic[:1].upper() + topic[1:]
-    reason = d.get("reason")
+    reason = handoff.verdict_of(procedure, d)
     if reason:
         summary = handoff.reason_summary(procedure, reason)
         head += f": {summary} ({reason})." if summary else f": {reason}."

@@ -93,7 +93,9 @@ class Chat:
     # what a question to it is about: "workload" (a cluster and a workload id, or a name and project) or "project"
     # (a cluster and a project: the request then carries cluster_id, project, lookback and now)
     subject: Literal["workload", "project"] = "workload"
-    reasons: str | None = None  # "module:attribute": reason name → record with ``summary`` (the answer's "Why:")
+    # "module:attribute": verdict name → its record, whose ``summary`` (or ``definition``) is the answer's first line
+    reasons: str | None = None
+    verdict: str = "reason"  # the result's field that names its verdict (a key of ``reasons``): "reason", "state"
 
 
 @dataclass(frozen=True)

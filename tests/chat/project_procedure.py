@@ -1,6 +1,7 @@
 """A registered procedure as a project-health procedure would declare itself to the chat (``ProcedureSpec.chat``
-with ``subject="project"`` and intent rules with samples), for tests/chat/test_handoff.py: a real compiled graph
-that reads the project's own workloads through the source and answers with the ``failed --json`` core fields."""
+with ``subject="project"``, intent rules with samples, its verdict field ``state`` and the records that define it),
+for tests/chat/test_handoff.py: a real compiled graph that answers with the ``failed --json`` core fields and, like
+a snapshot, names no workload (the project is the thread's)."""
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
@@ -13,8 +14,17 @@ class ProbeRequest(DiagnosisRequest):
     """A project on a cluster (the chat fills cluster_id, project, lookback and now)."""
 
 
+class StateRecord:  # a verdict record as a project-health procedure keeps them: a name and its definition
+    def __init__(self, definition: str):
+        self.definition = definition
+
+
+STATES = {"NEEDS_ATTENTION": StateRecord("at least one workload needs attention")}
+
+
 class ProbeResult(BaseModel):
     outcome: str
+    state: str | None = None
     workload: dict | None = None
     evidence: list[dict] = Field(default_factory=list)
     recommendations: list[str] = Field(default_factory=list)
@@ -33,7 +43,7 @@ class _State(BaseModel):
 def _answer(state: _State) -> dict:
     req = state.request
     return {"result": ProbeResult(
-        outcome="diagnosed", workload={"project": req.project, "cluster_id": req.cluster_id},
+        outcome="diagnosed", state="NEEDS_ATTENTION",
         evidence=[{"source": "probe", "text": f"project {req.project} on cluster {req.cluster_id}"}],
         report=f"Report header: project {req.project}\n\nEvidence:\n- project {req.project} on cluster "
                f"{req.cluster_id} (source: probe)\n")}
@@ -53,7 +63,8 @@ SPEC = ProcedureSpec(
     name="project_probe", graph="tests.chat.project_procedure:build_graph", kind="runai",
     input="tests.chat.project_procedure:ProbeRequest", output="tests.chat.project_procedure:ProbeResult",
     command=Command(name="project-probe", help="(test only)"),
-    chat=Chat(topic="how {name} is doing", subject="project",
+    chat=Chat(topic="how {name} is doing", subject="project", verdict="state",
+              reasons="tests.chat.project_procedure:STATES",
               intents=(Intent("health", r"\bhow\s+is\s+(?:project\s+)?(?P<project>[A-Za-z0-9][A-Za-z0-9._-]*)\s+doing\b|"
                                         r"\bneed\s+attention\b",
                               ("how is ml-team doing?", "which of my workloads need attention?"),

@@ -197,7 +197,8 @@ def test_a_spec_with_intents_and_a_project_subject_is_all_a_procedure_needs(conv
     assert r.needs_input and r.missing == ["cluster_id"] and c.requests == []
     r = c.say(f"cluster {CL}")
     assert not r.needs_input and r.diagnosis["outcome"] == "diagnosed"
-    assert r.reply.startswith("How ml-team is doing:") and f"project ml-team on cluster {CL}" in r.reply
+    assert r.reply.startswith("How ml-team is doing: at least one workload needs attention (NEEDS_ATTENTION).")
+    assert f"project ml-team on cluster {CL}" in r.reply
     assert "Report header" not in r.reply  # the report's header lines are not the chat's
     r = c.say("which of my workloads need attention?")  # the same subject: answered from the thread
     assert c.requests == [] and "How ml-team is doing" in r.reply
