@@ -5,11 +5,12 @@
           └─ resolve_cluster  a cluster NAME → its id via GET /api/v1/clusters (exact name; else ask)
               ├─ ask          one question for exactly what is missing, or to confirm a value that
               │               would replace one the user gave                      (no workload read)
-              ├─ diagnose     the Run:ai failed-workload procedure (agent.api.run_graph)
+              ├─ diagnose     the thread's procedure (failed-workload, or one whose intent the words match),
+              │               then the procedure a route is handed to (agent.chat.handoff)
               ├─ previous     "and the run before that?" → the previous terminal match, diagnosed
               ├─ answer       a follow-up from the stored result                  (no API call)
               ├─ fleet        a question about many workloads → the triage command (no workload read)
-              ├─ route_out    out of scope → the skill's routing text             (no API call)
+              ├─ route_out    out of scope → what it is and a concrete next step (no API call)
               └─ act          a request to change something → read-only answer    (no API call)
                   └─ finish   notes + reply (optional LLM rewording, validated)
 """

@@ -10,7 +10,8 @@ the turn, and ``usage["llm_error"]`` says why):
 * ``phrase``: rewords the deterministic reply. The text must pass ``guardrails.validate_llm_output`` against the
   deterministic reply and the stored evidence (no other category, no invented id, number or quote, nothing
   secret-shaped, no claimed action, no image, no link outside the evidence) and must keep the verdict's
-  category; else the deterministic reply is used.
+  category, or the reason of another procedure's answer (and name no other reason); else the deterministic reply
+  is used. The model never chooses which procedure answers (``agent.chat.handoff``).
 """
 from __future__ import annotations
 
@@ -175,6 +176,16 @@ def phrase(model: Bounded, text: str, diagnosis: dict | None, budget: Budget,
     if not category:
         named = sorted(n for n in NAMES if n != UNKNOWN.name and n in said and n not in text)
         reasons += [f"names category {n} that the reply does not" for n in named]
+    from workload_diagnose.agent.chat.handoff import reason_names, verdict_fields
+
+    d = diagnosis or {}
+    reason = next((d[f] for f in sorted(verdict_fields()) if isinstance(d.get(f), str)), None) \
+        if d.get("outcome") == "diagnosed" else None
+    if reason and reason not in said:  # another procedure's verdict (agent.chat.handoff) is kept like a category
+        reasons.append(f"drops the reason {reason}")
+
+    reasons += [f"names reason {n} that the reply does not" for n in sorted(reason_names())
+                if n != reason and n not in text and re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", said)]
     if reasons:
         return text, sorted(set(reasons))
     return guardrails.redact(said), []

@@ -7,7 +7,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from workload_diagnose.agent.chat import reply as say
+from workload_diagnose.agent.chat import handoff, reply as say
+from workload_diagnose.agent.chat.handoff import DEFAULT
 from workload_diagnose.agent.chat.parse import Parsed, understand as parse
 from workload_diagnose.agent.chat.slots import merge, missing
 from workload_diagnose.agent.chat.state import MAX_TRANSCRIPT, ChatContext, ChatState
@@ -27,7 +28,8 @@ def understand(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
         with ctx.model_time():
             kept, _dropped = llm.extract(ctx.llm, msg, ctx.budget, ctx.usage)
         p = llm.fill(p, kept, lambda cid: _cluster_listed(ctx, cid))
-    slots, changed = merge(state.get("slots") or {}, p, state.get("asked") or [], state.get("last"))
+    slots, changed = merge(state.get("slots") or {}, p, state.get("asked") or [], state.get("last"),
+                           state.get("answered") or [])
     return {**TURN_RESET, "parsed": p.model_dump(), "slots": slots, "changed": changed, "notes": notes,
             "transcript": _bounded(state, "user", msg)}
 
@@ -148,6 +150,7 @@ def answer(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
     if last.get("outcome") == "needs_input":  # the procedure's question is still open: ask it again
         return _answered(say.asked_back(last), needs_input=True)
     parts = []
+    proc = state.get("procedure") or DEFAULT
     for f in p.followups:
         if f == "evidence":
             parts.append(say.evidence(last))
@@ -158,7 +161,8 @@ def answer(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
         elif f == "why_not" and p.why_not:
             parts.append(say.why_not(last, p.why_not))
     if not parts:
-        parts.append(say.report(last) if p.followups or p.failure_words else say.MORE)
+        parts.append("\n".join([*(state.get("leads") or []), say.answer(last, proc, _subject(state))])
+                     if p.followups or p.failure_words or p.procedure else say.MORE)
     return _answered("\n\n".join(parts), diagnosis=last)
 
 
@@ -208,28 +212,54 @@ def finish(state: ChatState, runtime: Runtime[ChatContext]) -> dict:
 
 # ------------------------------------------------------------------------------------------------ helpers
 def _run(state: ChatState, runtime: Runtime[ChatContext], **which: Any) -> dict:
+    """The thread's procedure (the failed-workload one unless the words asked another) on the thread's identifiers;
+    a result whose route another registered procedure answers (its ``next``) is handed on to it, on the same
+    workload, and that procedure's answer is the reply (``agent.chat.handoff``)."""
     from workload_diagnose.agent.api import run_graph
     from workload_diagnose.agent.model.request import build_request
 
     ctx, s = runtime.context, state.get("slots") or {}
+    name = s.get("procedure") or DEFAULT
+    if handoff.subject(name) == "project":
+        which = {"project": s.get("project")}
+    common = dict(intent=s.get("intent") or "terminal", lookback=s.get("lookback") or "7d", now=ctx.now)
     try:
-        req = build_request(cluster_id=s.get("cluster_id"), intent=s.get("intent") or "terminal",
-                            lookback=s.get("lookback") or "7d", now=ctx.now, **which)
+        req = handoff.build(name, build_request(cluster_id=s.get("cluster_id"), **common, **which))
     except InvalidInput as e:
         return {"reply": f"I cannot use that: {e}.", "needs_input": True, "missing": [], "asked": [],
                 "route": "ask"}
     _need_url(ctx)
-    result = run_graph(req, ctx.runai, ctx.kube, ctx.kube_unavailable, ctx.progress, ctx.limits,
-                       deadline=ctx.deadline)
-    d = result.model_dump(mode="json")
+    ran: list[str] = []
+    leads: list[str] = []
+    while True:
+        result = run_graph(req, ctx.runai, ctx.kube, ctx.kube_unavailable, ctx.progress, ctx.limits,
+                           deadline=ctx.deadline)
+        d = result.model_dump(mode="json")
+        ran.append(name)
+        nxt = handoff.follow(d, ran)
+        if nxt is None:
+            break
+        w = d["workload"]
+        try:
+            req = nxt.as_input(build_request(cluster_id=w["cluster_id"], workload_id=w["id"], **common))
+        except InvalidInput:
+            break
+        leads.append(handoff.lead(nxt, d))
+        name = nxt.name
     diagnosed = [*(state.get("diagnosed") or []), *([d["workload"]["id"]] if (d.get("workload") or {}).get("id")
                                                      else [])]
-    base = {"last": d, "diagnosed": diagnosed[-50:], "route": "diagnose"}
+    base = {"last": d, "procedure": name, "answered": ran, "leads": leads, "diagnosed": diagnosed[-50:],
+            "route": "diagnose"}
     if d["outcome"] == "needs_input":  # the procedure asks (no terminal match, running without a failure)
-        return {**base, "reply": say.asked_back(d), "needs_input": True, "missing": [], "asked": [],
-                "diagnosis": None}
-    return {**base, "reply": say.diagnosed(d), "needs_input": False, "missing": [], "asked": [],
-            "diagnosis": d}
+        return {**base, "reply": "\n".join([*leads, say.asked_back(d)]), "needs_input": True, "missing": [],
+                "asked": [], "diagnosis": None}
+    return {**base, "reply": "\n".join([*leads, say.answer(d, name, _subject(state))]), "needs_input": False,
+            "missing": [], "asked": [], "diagnosis": d}
+
+
+def _subject(state: ChatState) -> str | None:
+    """The project the thread names (what a procedure about a project answers for)."""
+    return (state.get("slots") or {}).get("project")
 
 
 def _answered(text: str, *, diagnosis: dict | None = None, needs_input: bool = False,

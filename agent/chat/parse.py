@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from workload_diagnose.agent.chat import rules as R
+from workload_diagnose.agent.chat.handoff import DEFAULT
 
 MAX_CHARS = 4000  # a message is bounded before any rule runs (people paste whole logs)
 
@@ -47,6 +48,9 @@ class Parsed(BaseModel):
     failure_words: bool = False
     fleet: bool = False  # a question about many workloads at once (triage answers it)
     yes: bool = False  # a yes to the question asked (a confirmation)
+    # the registered procedure the words ask for: a sibling whose declared intent matches, the failed-workload one
+    # when failure words are there, else None (the thread's procedure stays)
+    procedure: str | None = None
 
     @property
     def identifies(self) -> bool:
@@ -113,6 +117,24 @@ def _bare_token(text: str) -> str | None:
     return None
 
 
+def _asks(p: Parsed, text: str) -> None:
+    """The first procedure (registry order) whose declared intent the words match; a named group of its pattern
+    fills the identifier of that name when no other rule found one (checked like any captured name)."""
+    for name, rule in R.procedure_intents():
+        m = rule.rx.search(text)
+        if m is None:
+            continue
+        p.procedure = name
+        for slot in R.INTENT_SLOTS:
+            v = (m.groupdict().get(slot) or "").strip()
+            if v and not getattr(p, slot) and R.accepted(v, _NAMED, m):
+                setattr(p, slot, v)
+        return
+
+
+_NAMED = R.Rule("asked_name", "", (), strict=True)  # how an intent's captured name is checked (strictly)
+
+
 def understand(text: str) -> Parsed:
     text = (text or "")[:MAX_CHARS]
     p = Parsed()
@@ -143,7 +165,11 @@ def understand(text: str) -> Parsed:
     kinds: list[Followup] = ["previous", "why_not", "evidence", "recurrence", "recommend", "report"]
     p.followups = [k for k, rule in zip(kinds, R.FOLLOWUP) if rule.find(text)]
     p.why_not = _why_not(text) if "why_not" in p.followups else None
-    if not p.failure_words:
+    if p.failure_words:
+        p.procedure = DEFAULT
+    else:
+        _asks(p, text)
+    if not p.failure_words and not p.procedure:
         for rule in R.OUT_OF_SCOPE:
             if rule.find(text):
                 p.out_of_scope = rule.name.removeprefix("oos_")

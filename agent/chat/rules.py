@@ -246,10 +246,6 @@ OUT_OF_SCOPE = (
     Rule("oos_latency",
          r"\blatency\b|\bslow(?:er|ly)?\b|\bthroughput\b|\btokens?\s+per\s+second\b|\bresponse\s+times?\b",
          ("why is my inference latency so high?", "the endpoint is slow"), ("why did my inference crash?",)),
-    Rule("oos_scheduling",
-         r"\bpending\b|\bnot\s+(?:being\s+|getting\s+)?scheduled\b|\bunschedulable\b|"
-         r"\bwaiting\s+for\s+(?:resources|gpus?|a\s+node|quota)\b|\bqueued\b|\bin\s+the\s+queue\b|\bquota\b",
-         ("why is my workload pending?", "my job is not getting scheduled"), ("why did my workload fail?",)),
 )
 
 ACTION = Rule(
@@ -350,6 +346,22 @@ def accepted(v: str, rule: Rule, m: re.Match) -> bool:
     return True
 
 
+# a question a sibling procedure answers ("why was my job preempted?", "why is it still pending?"): each procedure
+# declares its own as data with samples (``ProcedureSpec.chat.intents``); a failure word keeps a question with the
+# failed-workload diagnosis, which hands a preempted or pending workload on through its route
+INTENT_SLOTS = ("workload_name", "project")  # named groups of an intent's pattern that fill an identifier
+
+
+@functools.cache
+def procedure_intents() -> tuple[tuple[str, Rule], ...]:
+    """(procedure, rule) for every intent a registered procedure declares, in registry order."""
+    from workload_diagnose.agent.chat.handoff import chat_specs
+
+    return tuple((s.name, Rule(f"asks_{s.name}_{i.name}", i.pattern, i.true, i.false))
+                 for s in chat_specs() if s.chat is not None for i in s.chat.intents)
+
+
 def all_rules() -> list[Rule]:
     return [*CLUSTER_ID, *WORKLOAD_ID, *CLUSTER_NAME, VAGUE_CLUSTER, *WORKLOAD_NAME, *PROJECT, *LOOKBACK,
-            INTENT_KV, ACTIVE, PAST, FAILURE, *OUT_OF_SCOPE, ACTION, *FOLLOWUP, GREETING, CORRECTION, FLEET, YES]
+            INTENT_KV, ACTIVE, PAST, FAILURE, *OUT_OF_SCOPE, ACTION, *FOLLOWUP, GREETING, CORRECTION, FLEET, YES,
+            *(r for _, r in procedure_intents())]

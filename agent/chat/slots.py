@@ -39,15 +39,19 @@ def confirmed(s: dict[str, Any], pending: dict[str, str]) -> None:
         s.update(cluster_id=pending.get("cluster_id"), cluster_name=pending.get("cluster_name"), cluster_given=None)
 
 
-def merge(slots: dict[str, Any], p: Parsed, asked: list[str], last: dict | None) -> tuple[dict[str, Any], bool]:
+def merge(slots: dict[str, Any], p: Parsed, asked: list[str], last: dict | None,
+          answered: list[str] | None = None) -> tuple[dict[str, Any], bool]:
     """(new slots, whether anything that selects the diagnosis changed). Bare values answer what was asked.
 
     An identifier the user gave is never silently replaced: a different one in an answer to a question (without
     "no", "actually", "I meant" ...) is held in ``pending`` and confirmed first; a yes applies it, anything else
     drops it. A new question (nothing was asked, or it names its workload and cluster itself) or an explicit
-    correction replaces values at once."""
+    correction replaces values at once.
+
+    ``procedure`` is the one the words ask for (``Parsed.procedure``); asking the same workload what a procedure
+    already answered in the last turn (``answered``: the procedures that gave it) changes nothing."""
     s = dict(slots)
-    before = {k: s.get(k) for k in (*IDENTIFYING, "intent", "lookback")}
+    before = {k: s.get(k) for k in (*IDENTIFYING, "intent", "lookback", "procedure")}
     pending = s.pop("pending", None)
     if pending and p.yes:
         confirmed(s, pending)
@@ -106,7 +110,11 @@ def merge(slots: dict[str, Any], p: Parsed, asked: list[str], last: dict | None)
     pure_followup = bool(set(p.followups) - {"report"}) and not (cid or wid or name or project or cname)
     if p.intent and not pure_followup:
         s["intent"] = p.intent
+    if p.procedure:
+        s["procedure"] = p.procedure
     after = {k: s.get(k) for k in before}
+    if {k for k in before if before[k] != after[k]} == {"procedure"} and after["procedure"] in (answered or []):
+        before["procedure"] = after["procedure"]  # already answered for this workload: a follow-up
     if s["fallback"] and not p.bare_token:
         s["fallback"] = None
     # the turn after a confirmation question reads again what it held back (a "no" keeps what was there)
@@ -114,10 +122,15 @@ def merge(slots: dict[str, Any], p: Parsed, asked: list[str], last: dict | None)
 
 
 def missing(s: dict[str, Any]) -> list[str]:
-    """What a diagnosis still needs, among ``cluster_id``, ``workload``, ``project`` (never a value given)."""
+    """What a diagnosis still needs, among ``cluster_id``, ``workload``, ``project`` (never a value given): a
+    workload (its id, or its name and project), or for a procedure about a project (``Chat.subject``) the project."""
+    from workload_diagnose.agent.chat.handoff import subject
+
     out = []
     if not s.get("cluster_id"):
         out.append("cluster_id")
+    if subject(s.get("procedure")) == "project":
+        return out + ([] if s.get("project") else ["project"])
     if not s.get("workload_id"):
         if not s.get("workload_name"):
             out.append("workload")

@@ -25,9 +25,13 @@ class ChatOutput(TypedDict, total=False):
 
 class ChatState(ChatInput, ChatOutput, total=False):
     slots: dict  # cluster_id, cluster_name, cluster_given (the name a resolved id was given by), vague_cluster,
-    # workload_id, workload_name, project, intent, lookback, pending (values held for a confirmation)
+    # workload_id, workload_name, project, intent, lookback, pending (values held for a confirmation), procedure
+    # (the one the user's words asked for: agent.chat.handoff)
     asked: list[str]  # what the last reply asked for (a bare answer fills the first)
-    last: dict | None  # the last diagnosis: exactly the ``failed --json`` object
+    last: dict | None  # the last answer: exactly the ``--json`` object of the procedure that gave it
+    procedure: str  # the registered procedure whose result ``last`` is
+    answered: list[str]  # the procedures that ran for ``last``, in order (a route handed on to the next)
+    leads: list[str]  # the line said for each hand-off before ``last``'s answer ("X did not fail: it was preempted.")
     diagnosed: list[str]  # workload ids diagnosed in this thread, in order
     transcript: list[dict]  # [{"role": "user"|"assistant", "text": ...}], redacted, bounded
     parsed: dict  # this turn's understanding

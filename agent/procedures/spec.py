@@ -12,6 +12,15 @@ tool are built from the spec with the Run:ai options every such procedure shares
 function whose typed keyword parameters are its own, returning its request), with those: its route's body and its
 tool's parameters are that function's. A ``kube`` procedure (the
 lifecycle view) has options of its own: its spec names its command and tool implementations.
+
+``chat`` (a :class:`Chat`, optional) is how the chat assistant (``agent.chat``) offers a runai procedure, as data:
+its ``intents`` (phrasing rules with true and false samples: a question whose words match goes straight to this
+procedure), the ``subject`` whose identifiers the chat collects first (one workload, or a project on a cluster),
+the ``answers`` it gives to another procedure's route (a result whose ``next`` names this procedure's command is
+continued here on the same workload, and the route's line is said first), the ``topic`` the chat names when it says
+what it can answer, and where its reasons' one-line summaries are (``reasons``). A procedure with no ``chat`` is
+reached in the chat only through another result's ``next``. The chat chooses a procedure only from these
+declarations and from the procedures' own results, never from a model's words.
 """
 from __future__ import annotations
 
@@ -59,6 +68,39 @@ class Tool:
 
 
 @dataclass(frozen=True)
+class Intent:
+    """One way of asking a procedure's question, as a rule with its samples (``tests/chat/test_rules.py`` checks that
+    the pattern, case-insensitive, matches every ``true`` sample and no ``false`` one). A named group ``project`` or
+    ``workload_name`` in the pattern fills that identifier when the message's other words did not ("how is
+    ml-team doing?"). A message with failure words ("why did it fail?", "what killed it?") stays with the failed-
+    workload diagnosis, which hands a preempted or pending workload on through its route."""
+
+    name: str
+    pattern: str
+    true: tuple[str, ...]
+    false: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Chat:
+    """How the chat assistant offers the procedure (see the module docstring)."""
+
+    topic: str  # what it answers, "{name}" standing for its subject: "why {name} was preempted" (the chat lists it
+    # with "a workload" / "a project", and heads an answer with it, the subject's name in place)
+    intents: tuple[Intent, ...] = ()
+    # (route, line): the routes of another procedure's result this one answers (that result's ``next`` names this
+    # procedure's command), each with the one line the chat says before this procedure's answer; ``{name}`` is the
+    # workload's name (else its id). A test checks them against the routing table's ``answered_by``.
+    answers: tuple[tuple[str, str], ...] = ()
+    # what a question to it is about: "workload" (a cluster and a workload id, or a name and project) or "project"
+    # (a cluster and a project: the request then carries cluster_id, project, lookback and now)
+    subject: Literal["workload", "project"] = "workload"
+    # "module:attribute": verdict name → its record, whose ``summary`` (or ``definition``) is the answer's first line
+    reasons: str | None = None
+    verdict: str = "reason"  # the result's field that names its verdict (a key of ``reasons``): "reason", "state"
+
+
+@dataclass(frozen=True)
 class ProcedureSpec:
     name: str  # the registry key (also the LangGraph Studio graph name)
     graph: str  # "module:build_graph"
@@ -73,6 +115,7 @@ class ProcedureSpec:
     route: Route | None = None
     tool: Tool | None = None
     eval_cases: bool = False  # scenarios may name it (``case.json`` "procedure"): the eval runner runs them
+    chat: Chat | None = None  # how the chat offers it (intents, routes it answers, subject): see the docstring
 
     def build_graph(self) -> Any:
         return load(self.graph)()

@@ -31,17 +31,19 @@ def fill(text: str, values: dict) -> str:
     return _SLOT.sub(lambda m: str(vals[m.group(1)]), text)
 
 
-def phrase_for(args: dict, cluster_names: dict[str, str], counter: dict) -> tuple[str, dict]:
-    """A question from the phrasings whose slots are exactly the scenario's arguments (and whose intent words
-    agree with an Option B intent), rotating through them; a cluster is named only when the API lists it."""
+def phrase_for(args: dict, cluster_names: dict[str, str], counter: dict,
+               procedure: str | None = None) -> tuple[str, dict]:
+    """A question from the phrasings of ``procedure`` (None: the failed-workload diagnosis's) whose slots are exactly
+    the scenario's arguments (and, for the failed diagnosis, whose intent words agree with an Option B intent),
+    rotating through them; a cluster is named only when the API lists it."""
     want = args_slots(args)
     intent = args.get("intent", "terminal")
     name_ok = args.get("cluster_id") in cluster_names
-    cands = [p for p in PHRASINGS if slots_of(p["text"]) == want
+    cands = [p for p in PHRASINGS if slots_of(p["text"]) == want and p.get("procedure") == procedure
              and ("{cluster_name}" not in p["text"] or name_ok)
-             and ("name" not in want or p["intent"] == intent)]
-    assert cands, f"no phrasing fits {sorted(want)} / {intent}"
-    key = (tuple(sorted(want)), intent, name_ok)
+             and ("name" not in want or procedure is not None or p["intent"] == intent)]
+    assert cands, f"no phrasing fits {sorted(want)} / {intent} / {procedure}"
+    key = (tuple(sorted(want)), intent, name_ok, procedure)
     i = counter.get(key, 0)
     counter[key] = i + 1
     p = cands[i % len(cands)]

@@ -73,7 +73,6 @@ def test_the_run_before_that_is_the_previous_terminal_match(conversation):
 
 @pytest.mark.parametrize("q,lead", [
     ("is the cluster healthy?", "Cluster health is out of scope"),
-    ("why is my workload pending?", "A Pending workload with only scheduling"),
     ("why is my inference latency so high?", "Inference latency without a confirmed failure"),
     ("how are my workloads doing?", "A workload health summary"),
 ])
@@ -83,6 +82,14 @@ def test_out_of_scope_gets_the_routing_text(conversation, q, lead):
     assert r.reply.startswith(lead) and SCOPE in r.reply
     assert r.diagnosis is None and not r.needs_input and c.requests == []
     assert not any(n in r.reply for n in ("OOM_KILLED", "IMAGE_PULL_FAILED", "CRASH_APP_ERROR"))
+    assert "skill" not in r.reply.lower()  # never a pointer to something the user does not have
+
+
+def test_a_pending_question_is_the_pending_procedures_and_asks_for_its_workload(conversation):
+    c = conversation(chat_world())
+    r = c.say("why is my workload pending?")
+    assert r.needs_input and r.missing == ["cluster_id", "workload"] and c.requests == []
+    assert "skill" not in r.reply.lower() and "out of scope" not in r.reply
 
 
 def test_a_vague_cluster_is_asked_about_not_guessed(conversation):

@@ -93,3 +93,40 @@ def test_ctrl_c_while_evidence_is_gathered(tmp_path):
         child.expect(pexpect.EOF)
         child.close()
     assert child.exitstatus == 130 and "Traceback" not in (child.before or "")
+
+
+def test_a_preempted_workload_is_answered_by_the_preemption_diagnosis(tmp_path):
+    """'what killed it?' on a preempted workload: the failed diagnosis's route is handed to the preempted procedure
+    (its reads are shown as progress too) and the answer reads as a chat answer; then a pending question the
+    user asks directly is the pending procedure's."""
+    import copy
+    import io
+    import json
+
+    from workload_diagnose.evals.simulator import running_simulator
+    from tests.chat.phrasing import ROOT
+
+    sc = ROOT / "evals" / "scenarios" / "preempted" / "priority-preemption"
+    world = json.loads((sc / "world.json").read_text())
+    wid = json.loads((sc / "case.json").read_text())["args"]["workload_id"]
+    with running_simulator(copy.deepcopy(world)) as s:
+        child = _spawn(s, tmp_path)
+        seen = child.logfile_read = io.StringIO()
+        child.sendline(f"what killed workload {wid}?")
+        child.expect_exact("Which cluster is it on?")
+        child.expect_exact("you> ")
+        child.sendline(CL)
+        child.expect_exact("did not fail: it was preempted.")
+        child.expect_exact("(PRIORITY_PREEMPTION)")
+        child.expect_exact("finetune-urgent")
+        child.expect_exact("Recommendation")
+        child.expect_exact("you> ")
+        child.sendline("why is it still pending?")  # the same workload, now the pending procedure's question
+        child.expect_exact("is still Pending")
+        child.expect_exact("you> ")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+        child.close()
+    out = seen.getvalue()
+    assert child.exitstatus == 0 and "Traceback" not in out
+    assert "Category: none" not in out and "skill" not in out.lower() and "Option A" not in out

@@ -55,6 +55,27 @@ def test_chat_asks_for_the_cluster_then_answers_with_the_failed_json_object(sim,
     assert (got["outcome"], got["category"]) == (sc.expected.outcome, sc.expected.category)
 
 
+def test_a_preempted_workload_is_answered_by_the_preemption_diagnosis_over_http(sim, scenarios, service):
+    """The failed diagnosis's route "preempted" is handed to the preempted procedure in the HTTP chat too: the
+    ``diagnosis`` is the ``preempted --json`` object for the same workload (its verdict, workload and evidence: the
+    service's clock is not pinned, so times in its texts differ), the reply its chat answer."""
+    from workload_diagnose.agent.api import run_procedure
+
+    sc = next((s for s in scenarios.values() if s.expected.route == "preempted" and s.args.workload_id), None)
+    if sc is None:
+        pytest.skip("no routed-to-preempted scenario among the HTTP scenarios")
+    r = _post(service, "handoff-1", f"what killed workload {sc.args.workload_id} on cluster {sc.args.cluster_id}?")
+    assert r.status_code == 200, r.text
+    got = r.json()
+    want = run_procedure("preempted", cluster_id=sc.args.cluster_id, workload_id=sc.args.workload_id,
+                         runai_url=sim.url, client_id=sim.client_id,  # the service's clock: now is not pinned
+                         client_secret=sim.client_secret, use_kube=False).model_dump(mode="json")
+    assert set(got) == {"thread_id", "reply", "needs_input", "missing", "diagnosis", "usage"}  # the contract
+    stable = ("outcome", "reason", "owner", "route", "workload", "evidence", "preemptions", "scheduling")
+    assert got["needs_input"] is False and {k: got["diagnosis"][k] for k in stable} == {k: want[k] for k in stable}
+    assert "did not fail: it was preempted." in got["reply"] and "skill" not in got["reply"]
+
+
 def test_bad_chat_requests_are_422_and_read_nothing(sim, service):
     clear(sim)
     assert _post(service, "-starts-with-a-dash", "hi").status_code == 422

@@ -13,7 +13,7 @@ said to be missing.
 """
 from __future__ import annotations
 
-from workload_diagnose.agent.procedures.spec import Command, ProcedureSpec, Route, Tool
+from workload_diagnose.agent.procedures.spec import Chat, Command, Intent, ProcedureSpec, Route, Tool
 
 SPEC = ProcedureSpec(
     name="pending",
@@ -37,4 +37,19 @@ SPEC = ProcedureSpec(
                           "and what to do; a workload with a pod-start failure is pointed to the failed-workload "
                           "diagnosis. Reads only."),
     eval_cases=True,
+    chat=Chat(
+        topic="why {name} is still Pending",
+        intents=(Intent("pending",
+                        r"\bwhy\s+is\s+(?P<workload_name>[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])\s+(?:still\s+)?"
+                        r"(?:pending|queued|waiting)\b|\bpending\b|\bnot\s+(?:being\s+|getting\s+|yet\s+)?"
+                        r"scheduled\b|\bunschedulable\b|\bwaiting\s+(?:for|to\s+be)\s+(?:resources|gpus?|a\s+node|"
+                        r"nodes|quota|scheduled|scheduling)\b|\bqueued\b|\b(?:in|out\s+of)\s+the\s+queue\b|"
+                        r"\bstill\s+waiting\b|\bhas(?:n'?t|\s+not)\s+(?:been\s+)?scheduled\b",
+                        ("why is it still pending?", "why is my workload pending?", "what's holding train-7 in the queue?",
+                         "my job is not getting scheduled", "why is train-7 still waiting?",
+                         "it has been queued for 3 hours"),
+                        ("why did my job fail?", "why was it preempted?", "why is my inference latency so high?",
+                         "it is waiting for me to answer")),),
+        answers=(("pending_scheduling", "{name} has not failed: it is still Pending, waiting to be scheduled."),),
+        reasons="workload_diagnose.agent.taxonomy.pending_registry:BY_NAME"),
 )

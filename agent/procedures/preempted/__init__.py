@@ -12,7 +12,7 @@ how often in the lookback; the owner and the recommendations of the reason's rec
 """
 from __future__ import annotations
 
-from workload_diagnose.agent.procedures.spec import Command, ProcedureSpec, Route, Tool
+from workload_diagnose.agent.procedures.spec import Chat, Command, Intent, ProcedureSpec, Route, Tool
 
 SPEC = ProcedureSpec(
     name="preempted",
@@ -35,4 +35,15 @@ SPEC = ProcedureSpec(
                           "preemption, or unknown), its owner, each preemption with its preemptor, the project's "
                           "deserved vs allocated GPUs per node pool, recurrence and recommendations; reads only."),
     eval_cases=True,
+    chat=Chat(
+        topic="why {name} was preempted",
+        intents=(Intent("preempted",
+                        r"\bpre-?empt(?:ed|ion|ions|ing|s)?\b|\breclaimed\b",
+                        ("why was my job preempted?", "who preempted train-7?", "how many times was it preempted?",
+                         "was the preemption by a higher-priority job?", "my workload got reclaimed, why?",
+                         "was train-7 reclaimed by fair share?"),
+                        ("why did my job fail?", "should it be non-preemptible?", "why is it still pending?",
+                         "is it preemptible?")),),
+        answers=(("preempted", "{name} did not fail: it was preempted."),),
+        reasons="workload_diagnose.agent.taxonomy.preemption:BY_NAME"),
 )
