@@ -23,8 +23,6 @@ _TRIAGE = "workload-diagnose triage --cluster-id <cluster id or name> --since 24
 OUT_OF_SCOPE = {
     "cluster_health": ("Cluster health is out of scope: I read one workload's evidence, not the cluster's. To see every "
                        f"failed workload of a cluster at once: {_TRIAGE}."),
-    "summary": ("A workload health summary is out of scope: I answer about one workload at a time. To see every "
-                f"failed workload of a cluster (or a project, with -p) at once: {_TRIAGE}."),
     "latency": "Inference latency without a confirmed failure is out of scope: I read failures, not latency figures.",
 }
 READ_ONLY = ("I am read-only: I never restart, resubmit, stop, patch, delete, scale or otherwise change a workload "

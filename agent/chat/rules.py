@@ -239,10 +239,6 @@ OUT_OF_SCOPE = (
          ("is the cluster healthy?", "how is cluster health today", "are our nodes down?",
           "can you check why the cluster is down?"),
          ("why did my workload fail on cluster prod-east?",)),
-    Rule("oos_summary",
-         r"\bhow\s+are\s+(?:my|our|all|the)\s+(?:workloads|jobs)\b|\bworkload\s+health\b|\bsummary\b|\boverview\b|"
-         r"\ball\s+(?:of\s+)?(?:my|our|the)\s+(?:workloads|jobs)\b",
-         ("how are my workloads doing?", "give me a summary of project nlp"), ("why did my workload fail?",)),
     Rule("oos_latency",
          r"\blatency\b|\bslow(?:er|ly)?\b|\bthroughput\b|\btokens?\s+per\s+second\b|\bresponse\s+times?\b",
          ("why is my inference latency so high?", "the endpoint is slow"), ("why did my inference crash?",)),

@@ -61,6 +61,8 @@ def merge(slots: dict[str, Any], p: Parsed, asked: list[str], last: dict | None,
     # a bare UUID is the cluster only when the cluster is the one thing asked for (never inferred otherwise)
     if bare and not cid and "cluster_id" in asked and ("workload" not in asked or wid or len(bare) > 1):
         cid = bare.pop(0)
+    if bare and not cid and _about_project(p.procedure or s.get("procedure")):
+        cid = bare.pop(0)  # a question about a project names no workload: its one UUID is the cluster
     if bare and not wid:
         wid = bare.pop(0)
     s["fallback"] = None
@@ -137,3 +139,9 @@ def missing(s: dict[str, Any]) -> list[str]:
         elif not s.get("project"):
             out.append("project")
     return out
+
+
+def _about_project(procedure: str | None) -> bool:
+    from workload_diagnose.agent.chat.handoff import subject
+
+    return bool(procedure) and subject(procedure) == "project"

@@ -74,7 +74,6 @@ def test_the_run_before_that_is_the_previous_terminal_match(conversation):
 @pytest.mark.parametrize("q,lead", [
     ("is the cluster healthy?", "Cluster health is out of scope"),
     ("why is my inference latency so high?", "Inference latency without a confirmed failure"),
-    ("how are my workloads doing?", "A workload health summary"),
 ])
 def test_out_of_scope_gets_the_routing_text(conversation, q, lead):
     c = conversation(chat_world())

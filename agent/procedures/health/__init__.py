@@ -12,7 +12,7 @@ procedure that answers it; those run through the registry (``agent.procedures.ru
 """
 from __future__ import annotations
 
-from workload_diagnose.agent.procedures.spec import Command, ProcedureSpec, Route, Tool
+from workload_diagnose.agent.procedures.spec import Chat, Command, Intent, ProcedureSpec, Route, Tool
 
 SPEC = ProcedureSpec(
     name="health",
@@ -34,4 +34,36 @@ SPEC = ProcedureSpec(
                           "GPUs) with their owner, the failed-workload diagnosis's categories, the quota per node "
                           "pool, and the exact command that answers each item. Reads only."),
     eval_cases=True,
+    chat=Chat(
+        topic="how {name} is doing",
+        subject="project",
+        verdict="state",
+        reasons="workload_diagnose.agent.taxonomy.health_states:BY_NAME",
+        intents=(Intent("health",
+                        r"\bhow\s+(?:is|are)\s+(?:the\s+)?(?:project\s+)?(?P<project>[A-Za-z0-9][A-Za-z0-9._-]*"
+                        r"[A-Za-z0-9])\s+(?:doing|going)\b|\bhow\s+(?:is|are)\s+(?:my|our)\s+(?:project|team|"
+                        r"workloads|jobs)\s+(?:doing|going)\b|\bwhat(?:'s|\s+is)\s+(?:happening|going\s+on)\s+in\s+"
+                        r"(?:my|our|the)\s+project\b|\bwhich\s+(?:of\s+(?:my|our)\s+)?(?:workloads?|jobs?)\s+"
+                        r"needs?\s+(?:my\s+)?attention\b|\bproject(?:'s)?\s+health\b|\bhealth\s+of\s+(?:the\s+)?"
+                        r"project\b",
+                        ("how is ml-team doing?", "what is happening in my project?",
+                         "which workload needs attention in ml-team?", "project health for ml-team on cluster gpu-east",
+                         "how are my workloads doing?", "which of my jobs need attention?",
+                         "what's going on in our project?"),
+                        ("why did my job fail?", "why is it still pending?", "why was it preempted?",
+                         "is the cluster healthy?", "it is healthy now", "how do I fix it?")),
+                 Intent("healthy",
+                        r"\bis\s+(?:the\s+)?project\s+(?P<project>[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])\s+"
+                        r"(?:healthy|ok|okay|fine)\b",
+                        ("is project vision healthy?", "is the project ml-team ok?"),
+                        ("is the cluster healthy?", "is my job healthy?", "is project quota enough?")),
+                 Intent("summary",
+                        r"\b(?:summary|overview|status)\s+of\s+(?:the\s+)?project\s+(?P<project>[A-Za-z0-9]"
+                        r"[A-Za-z0-9._-]*[A-Za-z0-9])\b|\b(?:summary|overview)\s+of\s+(?:all\s+)?(?:my|our)\s+"
+                        r"(?:workloads|jobs|project)\b|\bhow\s+are\s+(?:all\s+)?(?:my|our|the)\s+(?:workloads|jobs)\b",
+                        ("give me a summary of project nlp", "an overview of our workloads",
+                         "status of the project ml-team", "how are all the jobs?"),
+                        ("give me a summary of the failure", "what is the status of train-7?",
+                         "why did my workload fail?"))),
+    ),
 )
