@@ -13,6 +13,8 @@ class ChatReply(BaseModel):
     reply: str
     needs_input: bool
     missing: list[Missing] = Field(default_factory=list)  # what the assistant asked for (never a value given)
-    diagnosis: dict | None = None  # the answering command's --json object (failed, or the sibling the question or route named); null while input is needed
+    # the answering command's --json object (failed, or the sibling the question or route named); null while input
+    # is needed
+    diagnosis: dict | None = None
     usage: dict = Field(default_factory=dict)  # LLM calls and tokens this turn (zeros without an LLM); llm_error
     # (only when a model call gave no usable answer): why the turn went on without it
