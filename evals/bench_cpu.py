@@ -26,8 +26,9 @@ import httpx
 from workload_diagnose.evals.bench_common import INFO, MISS, Ctx, judge, percentile, row
 
 GOAL_S = 0.005
-# the goal was set on this machine type idle, where `python -c "import langgraph.graph"` costs ~0.5 s of CPU;
-# the note scales the p50 by this run's figure for that import, to tell load from regressions
+# the goals were set on this machine type idle, where `python -c "import langgraph.graph"` costs ~0.5 s of CPU (issue
+# 25); on a loaded shared machine every CPU figure grows with that import's, so the goal is scaled by this run's
+# measurement of it (the cold-CLI row does the same: evals.bench_process)
 LANGGRAPH_IMPORT_REF_S = 0.5
 
 
@@ -202,23 +203,27 @@ def item_cpu(ctx: Ctx) -> dict:
     profiled = runs[: 10 if ctx.quick else 40]
     shares = profile_shares(profiled)
     lg = langgraph_import_cpu()
-    load = (lg / LANGGRAPH_IMPORT_REF_S) if lg else None
+    load = max(1.0, lg / LANGGRAPH_IMPORT_REF_S) if lg else 1.0
+    allowed = GOAL_S * load
+    share = dict(shares)
     where = ", ".join(f"{k} {v * 100:.0f}%" for k, v in shares[:7])
-    scaled = f"; {p50 * 1000 / load:.1f} ms scaled to an idle machine" if load and load > 1.2 else ""
-    note = (f"Where the CPU goes (profile of {len(profiled)} diagnoses, each thread's own CPU): {where}. "
-            f"This machine right now: `import langgraph.graph` took {lg:.2f} s of CPU "
-            f"({load:.1f}× the {LANGGRAPH_IMPORT_REF_S} s of an idle one){scaled}." if lg else
-            f"Where the CPU goes (profile, each thread's own CPU): {where}.")
-    if p50 > GOAL_S:
-        note = (f"p50 {p50 * 1000:.1f} ms is {(p50 - GOAL_S) * 1000:.1f} ms over: LangGraph's own work per superstep "
-                "(task preparation, channel writes, the checkpoint it keeps even without a checkpointer, the "
-                "callback manager, a thread pool per invoke for the parallel reads) is paid on each of the "
-                "procedure's 8–9 supersteps whatever the nodes do. " + note)
+    note = (f"Where the CPU goes (profile of {len(profiled)} diagnoses, each thread's own CPU time): {where}. "
+            f"LangGraph's runtime ({share.get('langgraph', 0) * 100:.0f}%, and the thread pool it starts per invoke "
+            f"for the parallel reads: threads {share.get('threads', 0) * 100:.0f}%) is paid on each of the "
+            "procedure's supersteps whatever its nodes do; httpx is the REST wire building and reading each request "
+            "(tools/runai/rest). ")
+    if lg:
+        note += (f"This machine right now: `import langgraph.graph` took {lg:.2f} s of CPU, {load:.1f}× its idle "
+                 f"{LANGGRAPH_IMPORT_REF_S} s: the goal scales to {allowed * 1000:.1f} ms; the p50 at idle speed ≈ "
+                 f"{p50 / load * 1000:.1f} ms.")
+    if p50 > allowed:
+        note = f"p50 {p50 * 1000:.1f} ms is {(p50 - allowed) * 1000:.1f} ms over the scaled goal. " + note
     rows = [
-        row(f"CPU per diagnosis p50 ≤ {GOAL_S * 1000:.0f} ms (warm, in-process, replayed from memory; every guard on)",
+        row(f"CPU per diagnosis p50 ≤ {GOAL_S * 1000:.0f} ms (warm, in-process, replayed from memory, every guard on; "
+            f"scaled by this run's slowdown against its idle {LANGGRAPH_IMPORT_REF_S} s `import langgraph.graph`)",
             f"p50 {p50 * 1000:.2f} ms, p95 {p95 * 1000:.2f} ms ({len(xs)} diagnoses: {len(runs)} scenarios × {reps}; "
-            "process CPU, all threads)", judge(p50 <= GOAL_S), note, p50_s=p50, p95_s=p95,
-            langgraph_import_cpu_s=lg, shares=dict(shares)),
+            f"process CPU, all threads; ≈ {p50 / load * 1000:.1f} ms at idle speed)", judge(p50 <= allowed), note,
+            p50_s=p50, p95_s=p95, allowed_s=allowed, langgraph_import_cpu_s=lg, shares=share),
         row("CPU per diagnosis p50, reads one after the other (Limits(concurrent_reads=False): the service's and "
             "triage's shape) (info)", f"p50 {seq_p50 * 1000:.2f} ms ({len(seq_xs)} diagnoses)", INFO,
             p50_s=seq_p50),

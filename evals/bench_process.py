@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from workload_diagnose.evals.bench_common import ERROR, INFO, REPO, SKIP, Ctx, judge, row
+from workload_diagnose.evals.bench_cpu import LANGGRAPH_IMPORT_REF_S
 
 
 # ======================================================================================= 5. CLI start-up
@@ -130,7 +131,6 @@ def item_memory(ctx: Ctx) -> dict:
 
 # ========================================================================================== 5b. cold CLI
 COLD_GOAL_S = 0.150
-LANGGRAPH_IMPORT_REF_S = 0.5  # `python -c "import langgraph.graph"` on this machine type, idle, when the goal was set
 # a `failed` run imports nothing of these (the service, MCP, chat, triage, the model stack, Kubernetes, evals)
 UNUSED_BY_FAILED = ("workload_diagnose.agent.service", "workload_diagnose.agent.chat", "workload_diagnose.agent.triage",
                     "workload_diagnose.agent.llm", "workload_diagnose.agent.llm_bounds", "workload_diagnose.tools.kube", "workload_diagnose.evals",
@@ -238,8 +238,11 @@ def item_cold_cli(ctx: Ctx) -> dict:
         profile = [] if ctx.quick else _own_import_profile(cli_cmd, env)[0]
     if not ours_t:
         raise RuntimeError(f"the CLI run failed (exit status {status})")
-    ours, lg = statistics.median(ours_t), statistics.median(lg_alone_t)
-    whole = statistics.median(whole_t)
+    after, lg = statistics.median(ours_t), statistics.median(lg_alone_t)
+    whole = statistics.median(whole_t) if not ctx.quick else None
+    # the goal as stated: the whole CLI process's CPU above `python -c "import langgraph.graph"` (--quick runs no
+    # whole-process CLI: it is judged on the stricter in-process figure)
+    ours = whole - lg if whole is not None else after
     load = max(1.0, lg / LANGGRAPH_IMPORT_REF_S)
     allowed = COLD_GOAL_S * load
     unused = unused_imports(mods)
@@ -247,7 +250,10 @@ def item_cold_cli(ctx: Ctx) -> dict:
     top = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in profile[:5]) or "not measured in --quick"
     note = (f"Own import time by package (python -X importtime, self, wall): {top}. The rest of our cost is the first "
             "diagnosis of a process: the graph's compile (LangGraph reads each node's type hints and disassembles "
-            "it), the taxonomy's rule regexes and the redactor's re2 matchers (built on first use).")
+            "it), the taxonomy's rule regexes and the redactor's re2 matchers (built on first use). The whole "
+            "process costs less than langgraph's import plus our code after it because the CLI freezes its "
+            "import-time objects for the garbage collector (cli.settle), which also spares the collections "
+            "langgraph's own import would run.")
     if load > 1.2:
         note += (f" This machine is {load:.1f}× slower than idle right now (`import langgraph.graph` {lg:.2f} s of "
                  f"CPU vs {LANGGRAPH_IMPORT_REF_S} s): the goal scales to {allowed * 1000:.0f} ms; our cost at "
@@ -256,15 +262,17 @@ def item_cold_cli(ctx: Ctx) -> dict:
         why = (f"exit status {status}" if status else f"verdict {verdict!r}, not {sc.expected.category!r}"
                if verdict != sc.expected.category else f"{(ours - allowed) * 1000:.0f} ms over")
         note = f"{why}. " + note
+    measured = (f"{ours * 1000:.0f} ms: the CLI process {whole * 1000:.0f} ms − `import langgraph.graph` "
+                f"{lg * 1000:.0f} ms ({ours / lg * 100:.0f}%); our code after that import in one process "
+                f"{after * 1000:.0f} ms (CPU, medians of {runs} alternated runs)" if whole is not None else
+                f"{after * 1000:.0f} ms of our code after `import langgraph.graph` in one process ({after / lg * 100:.0f}%"
+                f" of that import's {lg * 1000:.0f} ms alone; CPU, one run: --quick)")
     rows = [
         row(f"Cold `failed --json` run: our own CPU ≤ {COLD_GOAL_S * 1000:.0f} ms above `import langgraph.graph` "
-            f"(scaled by this run's slowdown against its idle {LANGGRAPH_IMPORT_REF_S} s)",
-            f"{ours * 1000:.0f} ms after `import langgraph.graph` in the same process ({ours / lg * 100:.0f}% of that "
-            f"import's {lg * 1000:.0f} ms alone; the whole CLI process {whole * 1000:.0f} ms; CPU, medians of {runs})"
-            if not ctx.quick else f"{ours * 1000:.0f} ms after `import langgraph.graph` in the same process "
-            f"({ours / lg * 100:.0f}% of that import's {lg * 1000:.0f} ms alone; CPU, one run: --quick)",
-            judge(ok), note, ours_s=ours, langgraph_s=lg, langgraph_in_process_s=statistics.median(lg_t),
-            cli_process_s=whole, allowed_s=allowed, ratio=ours / lg),
+            f"(scaled by this run's slowdown against its idle {LANGGRAPH_IMPORT_REF_S} s)", measured,
+            judge(ok), note, ours_s=ours, after_langgraph_s=after, langgraph_s=lg,
+            langgraph_in_process_s=statistics.median(lg_t), cli_process_s=whole, allowed_s=allowed,
+            ratio=ours / lg),
         row("A `failed` run imports nothing of the service, MCP, chat, triage, LLM stack, Kubernetes client or evals",
             "none" if not unused else f"{len(unused)}: " + ", ".join(unused[:8]), judge(not unused),
             "" if not unused else "import them inside the commands that use them", modules=unused),
