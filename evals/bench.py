@@ -9,6 +9,9 @@ MISS, 1 only when the bench itself failed):
 
 1. ``replay``        replayed diagnosis time per scenario in-process (p50, p95), the suite's wall time, cold start
                      in a fresh process; target p50 ≤ 50 ms.
+1b. ``cpu``          CPU time of one warm in-process diagnosis replayed from memory (p50; every guard on), where it
+                     goes (a profile of every thread), and reads one after the other (``evals.bench_cpu``);
+                     target p50 ≤ 5 ms.
 2. ``live_latency``  live diagnosis against the Run:ai simulator with 100 ms injected per request: wall time vs the
                      dependent round trips; target ``core/oom-metrics`` ≤ 3 round trips + 50 ms; ``max_inflight``.
 3. ``requests``      requests per diagnosis vs the minimum the skill needs, derived from each scenario's world
@@ -17,6 +20,10 @@ MISS, 1 only when the bench itself failed):
                      log and on adversarial inputs, one core (``evals.bench_redaction``); ≥ 50 MB/s and linear.
 5. ``cli_startup``   ``workload-diagnose --help`` / ``failed --help`` as subprocesses, median; ≤ 1 s; the heaviest
                      imports (``python -X importtime``).
+5b. ``cold_cli``     a full ``failed --json`` run in a fresh interpreter against a local simulator vs ``python -c
+                     "import langgraph.graph"``: child CPU (``os.wait4``), medians; our own cost ≤ 150 ms (scaled by
+                     the run's slowdown); nothing of the service, MCP, chat or Kubernetes imported
+                     (``evals.bench_process``).
 6. ``memory``        peak RSS (child processes) of ``KubeReader.previous_log`` over a 50 MB log served by the
                      kubelet stand-in through a real kube-apiserver, and of a full diagnosis with Tier 2; < 200 MB
                      (``evals.bench_memory``). Skipped, with the reason, when the apiserver binary is not built.
@@ -47,8 +54,9 @@ from typing import Any, Callable
 
 from workload_diagnose.evals.bench_common import (DELAY_MS, ERROR, INFO, LLM_AGENT_DOLLARS, LLM_AGENT_SECONDS, MB, MISS, PASS,
                                  REPO, SKIP, Ctx, judge, ms, percentile, row)
+from workload_diagnose.evals.bench_cpu import item_cpu
 from workload_diagnose.evals.bench_hostile import item_hostile
-from workload_diagnose.evals.bench_process import item_cli_startup, item_memory
+from workload_diagnose.evals.bench_process import item_cli_startup, item_cold_cli, item_memory
 from workload_diagnose.evals.bench_serve import item_serve
 from workload_diagnose.evals.bench_triage import item_triage
 
@@ -435,10 +443,12 @@ def _nonlinear_cause(case: str, top: list[dict] | None) -> str:
 # ============================================================================================== driver
 ITEMS: list[tuple[str, str, Callable[[Ctx], dict]]] = [
     ("replay", "1. Replayed diagnosis time", item_replay),
+    ("cpu", "1b. CPU per diagnosis", item_cpu),
     ("live_latency", "2. Live latency vs round trips", item_live_latency),
     ("requests", "3. Requests vs the skill's minimum", item_requests),
     ("redaction", "4. Redaction throughput", item_redaction),
     ("cli_startup", "5. CLI start-up", item_cli_startup),
+    ("cold_cli", "5b. Cold CLI: a full failed run", item_cold_cli),
     ("memory", "6. Memory (peak RSS)", item_memory),
     ("hostile", "7. Hostile server: a 4 GiB body", item_hostile),
     ("triage", "8. Fleet triage (2,000 workloads)", item_triage),

@@ -49,10 +49,21 @@ from .re2util import ANCHOR_START, MARKER_PREFIX, UNANCHORED, low_level_search, 
 from .rules import BASE64, COMMANDS, CONTEXT, FORMATS, KNOWN_FORMATS, TAIL_KINDS
 
 # Command rules run each on its own (see rules.COMMANDS): (matcher, keywords, the search for its start)
-_COMMANDS = [(Matcher([(r.kind, r.pattern)], []), r.keywords, low_level_search(re2.compile(r.starts)))
-             for r in COMMANDS]
+# (compiled on first use, as every matcher is: a process whose texts hold no command word never builds them)
+@functools.lru_cache(maxsize=None)
+def _commands() -> list[tuple[Matcher, tuple[str, ...], Any]]:
+    return [(Matcher([(r.kind, r.pattern)], []), r.keywords, low_level_search(re2.compile(r.starts)))
+            for r in COMMANDS]
+
+
 _CMD_LITERALS = tuple(lit for r in COMMANDS for lit in r.keywords)
-_CMD_ANY_WORD = low_level_search(re2.compile("|".join(f"(?:{r.starts})" for r in COMMANDS)))
+
+
+@functools.lru_cache(maxsize=None)
+def _cmd_any_word() -> Any:
+    return low_level_search(re2.compile("|".join(f"(?:{r.starts})" for r in COMMANDS)))
+
+
 MAIN_RULES = [(r.kind, r.pattern) for r in CONTEXT]
 TAIL_RULES = [(r.kind, r.pattern) for r in CONTEXT if r.kind in TAIL_KINDS]
 # Two formats start with a counted run after any word boundary (Terraform: 14 characters and
@@ -74,7 +85,11 @@ _PLAIN_LITE = (Matcher(MAIN_RULES, _LITE_FORMATS), Matcher([], _LITE_FORMATS), M
 # one pass over a long text finds whether it holds a command word or a gated literal at all
 _GATE_LITERALS = _CMD_LITERALS + GATED_LITERALS
 GATE_PATTERN = "|".join([f"(?:{r.starts})" for r in COMMANDS] + [re2.escape(lit) for lit in GATED_LITERALS])
-_GATE = low_level_search(re2.compile(GATE_PATTERN))
+
+
+@functools.lru_cache(maxsize=None)
+def _gate() -> Any:
+    return low_level_search(re2.compile(GATE_PATTERN))
 
 
 @functools.lru_cache(maxsize=2)
@@ -383,7 +398,7 @@ def _redact(text: str, b64: bool = True, gate: bool | None = None) -> tuple[str,
         gate = not any(map(text.__contains__, _GATE_LITERALS))
     else:  # one DFA pass for the command words and the literals of the gated formats
         subject = text.encode("utf-8")
-        gate = _GATE(UNANCHORED, subject, 0, len(subject))[0][0] < 0
+        gate = _gate()(UNANCHORED, subject, 0, len(subject))[0][0] < 0
     counter = Counter(gate or not any(map(text.__contains__, GATED_LITERALS)), b64)
     out = redact_pem(text, counter)
     out, subject = _redact_commands(out, counter, gate, subject if out is text else None)
@@ -400,15 +415,15 @@ def _redact_commands(text: str, counter: Counter, none: bool = False,
     if len(text) < 4096:
         if none or not any(map(text.__contains__, _CMD_LITERALS)):
             return text, None
-        for matcher, literals, _word in _COMMANDS:
+        for matcher, literals, _word in _commands():
             if any(map(text.__contains__, literals)):
                 text = sub(matcher, text, 0, counter)
         return text, None
     if b is None:
         b = text.encode("utf-8")
-    if none or _CMD_ANY_WORD(UNANCHORED, b, 0, len(b))[0][0] < 0:  # no command word at all
+    if none or _cmd_any_word()(UNANCHORED, b, 0, len(b))[0][0] < 0:  # no command word at all
         return text, b
-    for matcher, _literals, word in _COMMANDS:
+    for matcher, _literals, word in _commands():
         n = len(b)
         pieces: list[bytes] = []
         last = pos = 0

@@ -16,14 +16,25 @@ from typing import Any
 import re2
 
 from .heuristics import CHECKED_KINDS
-from .periodic import PLAIN, Lookahead, advance
+from .periodic import PLAIN, Lookahead, advance, trees
 from .re2util import ANCHOR_BOTH, ANCHOR_START, marker, options, without_group_names
 
 _LONG_CAND = 2048  # candidates longer than this get their groups without re2's NFA (see CompiledRule.spans)
 PREFIX_CACHE = 1024  # distinct token prefixes analysed per process (then the known-format set decides)
 
+@functools.lru_cache(maxsize=None)
+def _rule_regex(pattern: str) -> tuple[Any, dict[str, int], int]:
+    """A context rule's own regex (with its groups), its group index and group count: compiled once per process
+    (the matchers share their context rules), on the first candidate that rule matched."""
+    rx = re2.compile(pattern, options(64 << 20))
+    return rx, dict(rx.groupindex), rx.groups
+
+
+_NO_REGEX: tuple[Any, dict[str, int], int] = (None, {}, 0)
+
+
 class CompiledRule:
-    __slots__ = ("typ", "name", "pattern", "rx", "gidx", "ngroups", "split", "marker", "check")
+    __slots__ = ("typ", "name", "pattern", "_regex", "split", "marker", "check")
 
     def __init__(self, typ: str, name: str, pattern: str) -> None:
         self.typ = typ          # "ctx" (a callback decides) or "known" (a token format)
@@ -31,10 +42,25 @@ class CompiledRule:
         self.pattern = pattern
         self.marker = marker(name)
         self.check = typ == "known" and name in CHECKED_KINDS  # check_known has a test for it
-        self.rx = re2.compile(pattern, options(64 << 20)) if typ == "ctx" else None
-        self.gidx = dict(self.rx.groupindex) if self.rx is not None else {}
-        self.ngroups = self.rx.groups if self.rx is not None else 0
+        self._regex: "tuple[Any, dict[str, int], int] | None" = None if typ == "ctx" else _NO_REGEX
         self.split: Any = None  # (head, value, value group index) or False; built on first long candidate
+
+    def _compiled(self) -> tuple[Any, dict[str, int], int]:
+        if self._regex is None:
+            self._regex = _rule_regex(self.pattern)
+        return self._regex
+
+    @property
+    def rx(self) -> Any:
+        return self._compiled()[0]
+
+    @property
+    def gidx(self) -> dict[str, int]:
+        return self._compiled()[1]
+
+    @property
+    def ngroups(self) -> int:
+        return self._compiled()[2]
 
     def _split(self) -> Any:
         """For a rule whose value group ends the pattern: the part before it (with its groups) and the value
@@ -137,24 +163,41 @@ class Matcher:
     """
 
     def __init__(self, ctx: list[tuple[str, str]], known: list[tuple[str, str]]) -> None:
-        self.rules = [CompiledRule("ctx", n, p) for n, p in ctx] + [CompiledRule("known", k, p) for k, p in known]
+        # every compiled part is built on first use (functools.cached_property: then a plain attribute), so
+        # importing the redactor compiles nothing and a process compiles only the matchers its texts need
+        # (a `failed` run pays for the ones its bodies reach, not the command rules' or the decoded-base64 ones)
+        self._ctx, self._known = ctx, known
         self.patterns = [p for _n, p in ctx] + [p for _k, p in known]
-        self.coarse = _alternation(self.patterns)
-        self.search = self.coarse._regexp.Match  # (anchor, bytes, pos, endpos) -> [(start, end)]
         self._streams: "tuple[Any, Any] | None" = None
         self._run: Any = None
-        # which rule matched a candidate: the lowest index among the patterns matching it exactly.  Two
-        # sets (context rules, then known formats): one set of both costs 3-4 µs per random-looking
-        # token (its DFA tracks both families at once), the two ~0.4 µs each.
         self.nctx = len(ctx)
-        self.ctx_set = self._set([p for _n, p in ctx]) if ctx else None
-        self.known_set = self._set([p for _k, p in known]) if known else None
         self.lookahead = Lookahead(self.patterns)
         self.by_prefix: dict[bytes, "CompiledRule | bool"] = {}
         # the marker of a bare token (no context character) by its first 4 bytes, where only one known format
         # can start with them and it has no check: what the scan replaces it with without asking rule_for
         # (b"": "", the empty piece between two spaces in engine._token_run)
         self.bare_marker: dict[bytes, str] = {b"": ""}
+
+    @functools.cached_property
+    def rules(self) -> list[CompiledRule]:
+        return ([CompiledRule("ctx", n, p) for n, p in self._ctx]
+                + [CompiledRule("known", k, p) for k, p in self._known])
+
+    @functools.cached_property
+    def search(self) -> Any:
+        """The low-level search of the whole alternation: (anchor, bytes, pos, endpos) -> [(start, end)]."""
+        return _alternation(self.patterns)._regexp.Match
+
+    # which rule matched a candidate: the lowest index among the patterns matching it exactly.  Two sets
+    # (context rules, then known formats): one set of both costs 3-4 µs per random-looking token (its DFA
+    # tracks both families at once), the two ~0.4 µs each.
+    @functools.cached_property
+    def ctx_set(self) -> Any:
+        return self._set([p for _n, p in self._ctx]) if self._ctx else None
+
+    @functools.cached_property
+    def known_set(self) -> Any:
+        return self._set([p for _k, p in self._known]) if self._known else None
 
     def streams(self) -> "tuple[Any, Any]":
         """The low-level searches of the context rules and of the known formats apart (None for an empty
@@ -178,13 +221,17 @@ class Matcher:
         engine._token_run)."""
         if self._run is None:
             self._run = False
-            tree = self.lookahead.build()
-            known = tree[1][self.nctx:] if tree is not None else ()
+            known = self._known_trees() or ()
             if known and not any(_matches_space(t) for t in known):
                 alts = [r.pattern for r in self.rules[self.nctx:] if not r.check]
                 if alts:
                     self._run = _alternation([f"(?:[ ]+(?:{'|'.join(f'(?:{p})' for p in alts)}))+"])._regexp.Match
         return self._run or None
+
+    def _known_trees(self) -> "tuple | None":
+        """The known formats' pattern trees (what a bare token can match), without parsing the context rules'
+        (four times their cost; only the periodic analysis needs those)."""
+        return trees(self.patterns[self.nctx:])
 
     @staticmethod
     def _set(patterns: list[str]) -> Any:
@@ -214,10 +261,10 @@ class Matcher:
 
     def _unique_known(self, prefix: bytes) -> "CompiledRule | bool":
         """The only known format that can match a text starting with ``prefix`` (False if not one)."""
-        tree = self.lookahead.build()
-        if tree is None:
+        known = self._known_trees()
+        if known is None:
             return False
         text = prefix.decode("ascii")
-        found = [i for i, t in enumerate(tree[1][self.nctx:]) if len(text) in advance(t, text, frozenset({0}))]
+        found = [i for i, t in enumerate(known) if len(text) in advance(t, text, frozenset({0}))]
         return self.rules[self.nctx + found[0]] if len(found) == 1 else False
 

@@ -18,6 +18,7 @@ The pattern trees come from Python's own regex parser; only the constructs the r
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 try:
@@ -104,6 +105,22 @@ def _ir_node(op: Any, av: Any, icase: bool) -> tuple:
     raise _Unsupported(op)
 
 
+@functools.lru_cache(maxsize=None)
+def pattern_tree(pattern: str) -> tuple:
+    """One pattern's tree (``_ir``), parsed once per process (the matchers share most of their patterns);
+    ``("x",)`` for a pattern with a construct the analysis does not support."""
+    try:
+        return _ir(_sre_parse.parse(pattern), False)
+    except Exception:  # noqa: BLE001 - any doubt disables what depends on the tree
+        return ("x",)
+
+
+def trees(patterns: "list[str] | tuple[str, ...]") -> "tuple | None":
+    """The trees of the patterns, in order, or None if one of them is not supported."""
+    out = tuple(pattern_tree(p) for p in patterns)
+    return None if ("x",) in out else out
+
+
 class Lookahead:
     """Upper bound on how far past its start any match attempt of the patterns can get inside a text that
     repeats a unit, or None when no small bound is known (see the comment above)."""
@@ -117,10 +134,8 @@ class Lookahead:
     def build(self) -> tuple | None:
         """The alternation of the patterns as one tree (None if a pattern uses an unsupported construct)."""
         if self.tree is None:
-            try:
-                self.tree = ("a", tuple(_ir(_sre_parse.parse(p), False) for p in self.patterns))
-            except Exception:  # noqa: BLE001 - any doubt disables what depends on the tree
-                self.tree = ("x",)
+            items = trees(self.patterns)
+            self.tree = ("x",) if items is None else ("a", items)
         return None if self.tree == ("x",) else self.tree
 
     def simulated(self, unit: str) -> int | None:

@@ -44,6 +44,8 @@ def final_redaction(res: DiagnosisResult) -> DiagnosisResult:
 
     data = res.model_dump(mode="json")
     clean = guardrails.redact_value(data)
+    if clean == data:  # nothing redacted: the result as built (it was validated when built), not a rebuilt copy
+        return res
     return type(res).model_validate(clean)
 
 

@@ -4,6 +4,7 @@ List fields that several nodes add to are reducer fields (``Added``): a node ret
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -44,7 +45,12 @@ class Output(BaseModel):
     result: DiagnosisResult
 
 
-class State(BaseModel):
+@dataclass
+class State:
+    """The graph's internal state (a dataclass: LangGraph builds one for every node it runs, and nothing here needs
+    validating again: the request was validated once as the input, every other field is set by the nodes from
+    typed results; the output, ``DiagnosisResult``, is a validated model)."""
+
     request: DiagnosisRequest
     # Step 1: resolution and phase
     selected_id: str | None = None
@@ -56,13 +62,13 @@ class State(BaseModel):
     metrics: ToolResult | None = None
     kube: KubeEvidence | None = None
     # findings, added by the nodes
-    signals: Added[Signal] = Field(default_factory=list)  # status + pods + current history episode
-    limitations: Added[Limitation] = Field(default_factory=list)
-    calls: Added[Call] = Field(default_factory=list)
-    past_episodes: list[Episode] = Field(default_factory=list)
+    signals: Added[Signal] = field(default_factory=list)  # status + pods + current history episode
+    limitations: Added[Limitation] = field(default_factory=list)
+    calls: Added[Call] = field(default_factory=list)
+    past_episodes: list[Episode] = field(default_factory=list)
     # the current failure's events as each source holds them (its history episode, the status's recent events), to
     # count its distinct kills
-    current_marks: list[list[Mark]] = Field(default_factory=list)
+    current_marks: list[list[Mark]] = field(default_factory=list)
     current_episode_end: str | None = None
     # a Pending/Running phase rule that could not be decided from status alone because events were null
     # (Step 1.6: a fetch failure, not "no events"): decided again once history and pods are in
