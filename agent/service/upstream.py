@@ -3,10 +3,13 @@
 Every diagnosis gets its own Tier-1 source (``WD_TIER1``, built by the one factory: its tool calls and guardrail
 findings are its own) over the process's shared, read-only transport (:mod:`tools.transport` still checks every
 request), so connections are reused across requests and the service account's token is exchanged once, not per
-request.
+request. Given the worker's event loop, a diagnosis's Run:ai reads run on it (:mod:`tools.runai.rest.aio`: one
+async connection pool per worker process): the reads a step makes are started at once and overlap there, with no
+thread per read, so a diagnosis takes as long as its dependent round trips (status, then what it needs).
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import time
@@ -18,6 +21,7 @@ import httpx
 from workload_diagnose.agent.service.config import ServiceConfig
 from workload_diagnose.tools.deadline import Deadline
 from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable, RunaiSource
+from workload_diagnose.tools.runai.rest.aio import LoopPool
 from workload_diagnose.tools.runai.registry import NOT_CONFIGURED, SourceSettings, open_source, spec
 from workload_diagnose.tools.transport import make_client
 
@@ -60,10 +64,15 @@ class TokenCache:
 
 
 class Upstream:
-    def __init__(self, config: ServiceConfig, transport: httpx.BaseTransport | None = None):
+    def __init__(self, config: ServiceConfig, transport: httpx.BaseTransport | None = None,
+                 loop: asyncio.AbstractEventLoop | None = None):
+        """``loop`` (the worker's running event loop): the diagnoses' reads run on it, unless ``transport`` (tests)
+        replaces the network."""
         self.config = config
         self.url = config.runai_url or NOT_CONFIGURED
         self._transport = _Shared(transport or httpx.HTTPTransport(retries=0, limits=POOL))
+        self.loop_pool = LoopPool(loop, POOL, fallback=self._transport) if loop is not None and transport is None \
+            else None
         self.bearer = spec(config.tier1).bearer  # the source reads with a Run:ai token this service hands it
         self.tokens: TokenCache | None = None
         # the service account's token cache; without its client id and secret the service still starts (/readyz
@@ -90,7 +99,11 @@ class Upstream:
             who: dict[str, Any] = {"bearer_token": bearer if self.config.auth == "passthrough" else self.tokens}
         else:  # the source's own credentials (e.g. an MCP server started on stdio gets the service account's)
             who = {"client_id": self.config.client_id, "client_secret": self.config.client_secret}
-        return open_source(self.config.tier1, self._settings(concurrent_reads=False, deadline=deadline, **who))
+        settings = self._settings(concurrent_reads=False, deadline=deadline, **who)
+        if self.loop_pool is not None and self.config.tier1 == "rest":  # (an MCP source has its own transport)
+            settings.transport = self.loop_pool.reads(max_body_bytes=settings.max_body_bytes,
+                                                      read_total=settings.read_total, deadline=deadline)
+        return open_source(self.config.tier1, settings)
 
     # ------------------------------------------------------------------ readiness
     def ready(self) -> tuple[bool, str]:
@@ -127,6 +140,11 @@ class Upstream:
         if r.status_code >= 500:
             return False, f"the Run:ai API answered HTTP {r.status_code}"
         return True, f"the Run:ai API answered HTTP {r.status_code}"
+
+    async def aclose(self) -> None:
+        if self.loop_pool is not None:
+            await self.loop_pool.aclose()
+        self.close()
 
     def close(self) -> None:
         self._transport.inner.close()

@@ -23,6 +23,7 @@ from workload_diagnose.tools.runai.ids import check_id, check_name
 from workload_diagnose.tools.runai.models import (OOM_METRICS, Event, History, HistoryRecord, MetricSeries, Pod, Skips, SubmittedSpec,
                                 Workload, WorkloadStatus, parse_lenient)
 from workload_diagnose.tools.runai.parse import history_page, json_kind, metric_series, spec_kind_path
+from workload_diagnose.tools.runai.rest.aio import startable
 from workload_diagnose.tools.runai.rest.capacity import get_node_pool_gpus, list_nodes
 from workload_diagnose.tools.runai.rest.listing import list_clusters, list_phase, workload_pages
 from workload_diagnose.tools.runai.rest.orgunits import find_project, list_node_pools
@@ -33,9 +34,17 @@ from workload_diagnose.tools.runai.rest.wire import Wire, check_base_url
 from workload_diagnose.tools.runai.results import Absent, no_spec
 from workload_diagnose.tools.runai.sanitize import Findings
 from workload_diagnose.tools.timeutil import iso, parse_time
-from workload_diagnose.tools.transport import make_client
+from workload_diagnose.tools.transport import check_request, make_client
 
 __all__ = ["RunaiClient"]
+
+# the reads whose first request may be started ahead (their arguments say everything they send first)
+_PREFETCHABLE = frozenset({"get_workload_spec", "get_workload_pods", "get_workload_history", "get_workload_metrics"})
+
+
+class _Started(BaseException):
+    """``prefetch``: the read's first request was started; the read stops there (not an error: a BaseException,
+    so that no read's error handling turns it into a result)."""
 
 
 class RunaiClient(Wire, Token):
@@ -91,6 +100,7 @@ class RunaiClient(Wire, Token):
         self.concurrent_reads = concurrent_reads
         self.deadline = deadline or Deadline(None)
         self._sleep = sleep or self.deadline.sleep
+        self._start = startable(transport)  # a transport that sends a request ahead of its use (the service's)
         self._paced = PacedTransport(transport, **({"sleep": sleep} if sleep else {})) if paced else None
         transport = self._paced or transport
         try:
@@ -104,6 +114,7 @@ class RunaiClient(Wire, Token):
         self._token_error: BaseException | None = None  # a failed exchange is not repeated by the other threads
         self._bearer = bearer_token
         self._token_lock = threading.Lock()
+        self._probing = threading.local()  # ``prefetch``: a read run up to its first request, which is started
         self.findings = Findings()  # guardrail findings from every body read
 
     @property
@@ -153,6 +164,37 @@ class RunaiClient(Wire, Token):
         return v
 
 
+
+    def prefetch(self, tool: str, *args: Any, **kwargs: Any) -> bool:
+        """Start now the first request of the read ``tool(*args, **kwargs)``, when this client's transport can send
+        a request ahead of its use (:mod:`tools.runai.rest.aio`: the service's event loop); the read itself, made
+        later with the same arguments, takes its answer, through the same wire (bounds, guardrails, its
+        invocation). The request is the read's own, found by running the read up to its first request; nothing is
+        read or counted here. False when nothing was started (another transport, a read that sends nothing, bad
+        input: the read itself then says so)."""
+        if self._start is None or tool not in _PREFETCHABLE:
+            return False
+        return self._probe(lambda: getattr(self, tool)(*args, **kwargs))
+
+    def _probe(self, read: Callable[[], Any]) -> bool:
+        self._probing.on = True
+        try:
+            read()
+        except _Started:
+            return True
+        except Exception:  # noqa: BLE001 - the read, made for real later, reports its own failure
+            return False
+        finally:
+            self._probing.on = False
+        return False
+
+    def _started_here(self, method: str, path: str, params: list[tuple[str, str]] | None) -> None:
+        """In ``prefetch``: the read's first request is started instead of sent, and the read stops there."""
+        if getattr(self._probing, "on", False):
+            request = self._request(method, path, params=params, headers=self._auth_header())
+            check_request(request, self._http.prefix)
+            self._start(request)
+            raise _Started()
 
     # ---------------------------------------------------------------- tools
     def list_workloads(self, *, name: str, cluster_id: str, project: str) -> ToolResult:
@@ -205,11 +247,14 @@ class RunaiClient(Wire, Token):
         def fn(get, invs: list[Invocation], notes: list[str]) -> WorkloadStatus:
             event_invs: list[Invocation] = []
             event_notes: list[str] = []
-            # the events are read beside the workload (a shared pool: no thread is started per read), or after
-            # it when this client reads one thing at a time (concurrent_reads=False)
-            alongside = listed is None and self.concurrent_reads and admit is None
+            # the events are read beside the workload: their first page started ahead on a transport that can
+            # (the service's event loop), else on a shared pool (no thread is started per read); after it when
+            # this client reads one thing at a time (concurrent_reads=False) or the workload must be admitted first
+            alongside = listed is None and admit is None
             args = (self._events, get, wid, cutoff, event_invs, event_notes)
-            fe = beside(*args) if alongside else None
+            if alongside and self._start is not None:
+                self._probe(lambda: self._events(get, wid, cutoff, [], []))
+            fe = beside(*args) if alongside and self._start is None and self.concurrent_reads else None
             if listed is None:
                 try:
                     body, inv = get(f"/api/v1/workloads/{wid}")
