@@ -21,7 +21,7 @@ import httpx
 from workload_diagnose.agent.service.config import ServiceConfig
 from workload_diagnose.tools.deadline import Deadline
 from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable, RunaiSource
-from workload_diagnose.tools.runai.rest.aio import LoopPool
+from workload_diagnose.tools.runai.rest.aio import LoopPool, LoopReads
 from workload_diagnose.tools.runai.registry import NOT_CONFIGURED, SourceSettings, open_source, spec
 from workload_diagnose.tools.transport import make_client
 
@@ -89,10 +89,20 @@ class Upstream:
         return SourceSettings(url=self.url, env=dict(c.sources), timeout=c.upstream_timeout_s,
                               transport=self._transport, **kw)
 
-    def source(self, bearer: str | None = None, deadline: Deadline | None = None) -> RunaiSource:
+    def reads(self, deadline: Deadline | None = None) -> LoopReads | None:
+        """One diagnosis's transport on the worker's event loop (None without a loop, or for a source that is not
+        the REST client: an MCP source has its own transport)."""
+        if self.loop_pool is None or self.config.tier1 != "rest":
+            return None
+        s = SourceSettings()
+        return self.loop_pool.reads(max_body_bytes=s.max_body_bytes, read_total=s.read_total, deadline=deadline)
+
+    def source(self, bearer: str | None = None, deadline: Deadline | None = None,
+               reads: LoopReads | None = None) -> RunaiSource:
         """A Run:ai source (``WD_TIER1``) for one diagnosis: one that reads with a bearer token gets the caller's
         (pass-through) or the service account's; one with its own credentials gets the service account's client
-        id and secret; ``deadline``: the diagnosis's, after which it starts no read (nor a retry's wait)."""
+        id and secret; ``deadline``: the diagnosis's, after which it starts no read (nor a retry's wait);
+        ``reads``: its transport on the event loop (:meth:`reads`; made here when not given)."""
         if self.bearer and self.config.auth != "passthrough" and self.tokens is None:
             raise ApiUnavailable(unconfigured(self.config) or "the service account's credentials are not set")
         if self.bearer:  # never the client credentials: a caller's token in pass-through, else the shared cache
@@ -100,9 +110,7 @@ class Upstream:
         else:  # the source's own credentials (e.g. an MCP server started on stdio gets the service account's)
             who = {"client_id": self.config.client_id, "client_secret": self.config.client_secret}
         settings = self._settings(concurrent_reads=False, deadline=deadline, **who)
-        if self.loop_pool is not None and self.config.tier1 == "rest":  # (an MCP source has its own transport)
-            settings.transport = self.loop_pool.reads(max_body_bytes=settings.max_body_bytes,
-                                                      read_total=settings.read_total, deadline=deadline)
+        settings.transport = reads or self.reads(deadline) or settings.transport
         return open_source(self.config.tier1, settings)
 
     # ------------------------------------------------------------------ readiness

@@ -18,7 +18,7 @@ from workload_diagnose.agent.taxonomy.registry import CRASH_CONFIRMING_KINDS, DI
 from workload_diagnose.agent.model.time import iso, parse_time, timestamp_problem
 from workload_diagnose.agent.procedures.kit import evidence as ev
 from workload_diagnose.agent.procedures.kit import lookup, routing, stops
-from workload_diagnose.agent.procedures.kit.ahead import Read, announce
+from workload_diagnose.agent.procedures.kit.ahead import Read, announce, speculate
 from workload_diagnose.agent.procedures.kit.context import Context
 from workload_diagnose.agent.procedures.kit.lookup import end
 from workload_diagnose.agent.procedures.kit.reads import (checked_status, fatal_if_unreachable, read_limitations,
@@ -92,12 +92,24 @@ def get_workload_status(state: State, runtime: Runtime[Context]) -> Command:
     """Step 1.2 — get_workload_status of the selected workload."""
     ctx = runtime.context
     ctx.step("get_workload_status")
+    speculate(ctx.runai, (r for k, r in _reads(_Selected(state.selected_id), state.request).items()
+                          if k in BY_ID))
     st = ctx.runai.get_workload_status(state.selected_id, cutoff=state.request.cutoff)
     stop, update = checked_status(st, state.selected_id, Step.STATUS)
     return end(stop, **update) if stop is not None else Command(goto="check_phase", update=update)
 
 
 READS = ["inspect_spec", "inspect_pods", "inspect_history"]
+BY_ID = ("inspect_pods", "inspect_history", "fetch_metrics")  # reads that need only the workload's id (not its type)
+
+
+class _Selected:
+    """The selected workload before its status is read: its id only."""
+
+    type = None
+
+    def __init__(self, wid: str):
+        self.id = wid
 
 
 def check_phase(state: State, runtime: Runtime[Context]) -> Command:

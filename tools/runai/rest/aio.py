@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from concurrent.futures import Future, TimeoutError as FutureTimeout
-from typing import Any, Callable
+from typing import Any
 
 import httpx
 
@@ -84,13 +84,15 @@ class LoopPool:
 class LoopReads(httpx.BaseTransport):
     """One diagnosis's transport: each request runs on the pool's loop; ``start`` sends one ahead of its use."""
 
+    sends_ahead = True  # (what the REST client looks for)
+
     def __init__(self, pool: LoopPool, *, max_body_bytes: int, read_total: float | None, deadline: Any = None):
         self._pool = pool
         self._cap = max_body_bytes
         self._total = read_total
         self._deadline = deadline
         self._lock = threading.Lock()
-        self._ahead: dict[tuple, list[tuple[httpx.Request, Future]]] = {}
+        self._ahead: dict[tuple, tuple[Any, Future]] = {}  # request key → (its tag, its answer under way)
         self.started = 0  # requests started ahead
         self.used = 0  # … of which the client then made
 
@@ -101,12 +103,17 @@ class LoopReads(httpx.BaseTransport):
     def _submit(self, request: httpx.Request) -> Future:
         return asyncio.run_coroutine_threadsafe(self._pool.fetch(request, self._cap, self._total), self._pool.loop)
 
-    def start(self, request: httpx.Request) -> None:
-        """Send ``request`` now; the next identical request made through this transport takes its answer."""
-        fut = self._submit(request)
+    def start(self, request: httpx.Request, tag: Any = None) -> bool:
+        """Send ``request`` now; the next identical request made through this transport takes its answer. An
+        identical request already started and not yet taken is not sent again (False). ``tag``: what
+        :meth:`unused` says of it."""
+        key = self._key(request)
         with self._lock:
-            self._ahead.setdefault(self._key(request), []).append((request, fut))
+            if key in self._ahead:
+                return False
+            self._ahead[key] = (tag, self._submit(request))
             self.started += 1
+        return True
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         if _on_loop(self._pool.loop):
@@ -114,8 +121,8 @@ class LoopReads(httpx.BaseTransport):
                 raise RuntimeError("a Run:ai read was made on the event loop's own thread")
             return self._pool._fallback.handle_request(request)
         with self._lock:
-            waiting = self._ahead.get(self._key(request))
-            fut = waiting.pop(0)[1] if waiting else None
+            ahead = self._ahead.pop(self._key(request), None)
+            fut = ahead[1] if ahead is not None else None
             if fut is not None:
                 self.used += 1
         if fut is None:
@@ -129,17 +136,26 @@ class LoopReads(httpx.BaseTransport):
             fut.cancel()
             raise httpx.ReadTimeout("the diagnosis's deadline was reached", request=request) from None
 
-    def unused(self) -> list[tuple[httpx.Request, Future]]:
-        """The requests started ahead that no read took (a speculative read the procedure did not make)."""
+    def unused(self) -> list[tuple[Any, int | None]]:
+        """The requests started ahead that no read took (a speculative read the procedure did not make), in the
+        order started: (tag, the HTTP status answered, None when no answer had come; it is not waited for).
+        They are let go: never read further, never parsed."""
         with self._lock:
-            return [x for waiting in self._ahead.values() for x in waiting]
+            left, self._ahead = self._ahead, {}
+        out: list[tuple[Any, int | None]] = []
+        for tag, fut in left.values():
+            status = None
+            if fut.done() and not fut.cancelled() and fut.exception() is None:
+                status = fut.result().status_code
+            fut.cancel()
+            out.append((tag, status))
+        return out
 
     def close(self) -> None:
         with self._lock:
             left, self._ahead = self._ahead, {}
-        for waiting in left.values():
-            for _req, fut in waiting:
-                fut.cancel()
+        for _tag, fut in left.values():
+            fut.cancel()
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
@@ -147,8 +163,3 @@ def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
         return asyncio.get_running_loop() is loop
     except RuntimeError:
         return False
-
-
-def startable(transport: Any) -> Callable[[httpx.Request], None] | None:
-    """``transport.start`` when the transport can send a request ahead of its use, else None."""
-    return transport.start if isinstance(transport, LoopReads) else None

@@ -23,14 +23,13 @@ from workload_diagnose.tools.runai.ids import check_id, check_name
 from workload_diagnose.tools.runai.models import (OOM_METRICS, Event, History, HistoryRecord, MetricSeries, Pod, Skips, SubmittedSpec,
                                 Workload, WorkloadStatus, parse_lenient)
 from workload_diagnose.tools.runai.parse import history_page, json_kind, metric_series, spec_kind_path
-from workload_diagnose.tools.runai.rest.aio import startable
 from workload_diagnose.tools.runai.rest.capacity import get_node_pool_gpus, list_nodes
 from workload_diagnose.tools.runai.rest.listing import list_clusters, list_phase, workload_pages
 from workload_diagnose.tools.runai.rest.orgunits import find_project, list_node_pools
 from workload_diagnose.tools.runai.rest.paced import PacedTransport
 from workload_diagnose.tools.runai.rest.pool import beside, inline
 from workload_diagnose.tools.runai.rest.token import Token
-from workload_diagnose.tools.runai.rest.wire import Wire, check_base_url
+from workload_diagnose.tools.runai.rest.wire import Wire, check_base_url, request_text
 from workload_diagnose.tools.runai.results import Absent, no_spec
 from workload_diagnose.tools.runai.sanitize import Findings
 from workload_diagnose.tools.timeutil import iso, parse_time
@@ -100,7 +99,8 @@ class RunaiClient(Wire, Token):
         self.concurrent_reads = concurrent_reads
         self.deadline = deadline or Deadline(None)
         self._sleep = sleep or self.deadline.sleep
-        self._start = startable(transport)  # a transport that sends a request ahead of its use (the service's)
+        # a transport that sends a request ahead of its use (the service's: tools.runai.rest.aio.LoopReads)
+        self._start = transport.start if getattr(transport, "sends_ahead", False) else None
         self._paced = PacedTransport(transport, **({"sleep": sleep} if sleep else {})) if paced else None
         transport = self._paced or transport
         try:
@@ -171,7 +171,7 @@ class RunaiClient(Wire, Token):
         later with the same arguments, takes its answer, through the same wire (bounds, guardrails, its
         invocation). The request is the read's own, found by running the read up to its first request; nothing is
         read or counted here. False when nothing was started (another transport, a read that sends nothing, bad
-        input: the read itself then says so)."""
+        input: the read itself then says so; the same request already under way)."""
         if self._start is None or tool not in _PREFETCHABLE:
             return False
         return self._probe(lambda: getattr(self, tool)(*args, **kwargs))
@@ -180,21 +180,21 @@ class RunaiClient(Wire, Token):
         self._probing.on = True
         try:
             read()
-        except _Started:
-            return True
+        except _Started as e:
+            return bool(e.args[0])
         except Exception:  # noqa: BLE001 - the read, made for real later, reports its own failure
             return False
         finally:
             self._probing.on = False
         return False
 
-    def _started_here(self, method: str, path: str, params: list[tuple[str, str]] | None) -> None:
-        """In ``prefetch``: the read's first request is started instead of sent, and the read stops there."""
+    def _started_here(self, tool: str, path: str, params: list[tuple[str, str]] | None) -> None:
+        """In ``prefetch``: the read's first GET is started instead of sent (tagged with the tool and the request
+        as ``tool_calls`` cite it), and the read stops there."""
         if getattr(self._probing, "on", False):
-            request = self._request(method, path, params=params, headers=self._auth_header())
+            request = self._request("GET", path, params=params, headers=self._auth_header())
             check_request(request, self._http.prefix)
-            self._start(request)
-            raise _Started()
+            raise _Started(self._start(request, (tool, request_text("GET", path, params))))
 
     # ---------------------------------------------------------------- tools
     def list_workloads(self, *, name: str, cluster_id: str, project: str) -> ToolResult:
