@@ -27,7 +27,7 @@ def pool():
     loop = asyncio.new_event_loop()
     t = threading.Thread(target=loop.run_forever, name="test-loop", daemon=True)
     t.start()
-    p = LoopPool(loop, httpx.Limits(max_connections=20))
+    p = LoopPool(loop, httpx.Limits(max_connections=20), shards=2)
     yield p
     asyncio.run_coroutine_threadsafe(p.aclose(), loop).result(5)
     loop.call_soon_threadsafe(loop.stop)
@@ -59,7 +59,7 @@ def oom_world():
 
 
 def test_reads_started_ahead_overlap_are_taken_once_and_equal_the_synchronous_reads(pool):
-    with running_simulator(oom_world(), delay_ms=100) as sim:
+    with running_simulator(oom_world(), delay_ms=250) as sim:
         want = {tool: getattr(plain(sim), tool)(*a, **kw).model_dump() for tool, a, kw in READS}
         c, reads = on_loop(sim, pool)
         with sim.lock:
@@ -76,7 +76,7 @@ def test_reads_started_ahead_overlap_are_taken_once_and_equal_the_synchronous_re
 
 
 def test_the_status_reads_its_events_beside_the_workload_on_the_loop(pool):
-    with running_simulator(oom_world(), delay_ms=100) as sim:
+    with running_simulator(oom_world(), delay_ms=250) as sim:
         want = plain(sim).get_workload_status(WID).model_dump()
         c, _ = on_loop(sim, pool)
         with sim.lock:
@@ -126,3 +126,53 @@ def test_nothing_is_started_for_a_transport_that_cannot_or_a_read_that_sends_not
         assert not c.prefetch("list_workloads", name="a", cluster_id="b", project="c")  # not one to start ahead
         time.sleep(0.2)
         assert sim.requests == [] and reads.started == 0
+
+
+def test_tls_on_the_loop_is_verified(oom_tls):
+    """A server whose certificate the pool's TLS context does not trust is refused (certificate verify failed); one
+    it trusts is read, over TLS, on the loop."""
+    import ssl
+
+    from workload_diagnose.evals.hostile import hostile
+
+    certs, server_ctx = oom_tls
+    for trusted in (False, True):
+        loop = asyncio.new_event_loop()
+        t = threading.Thread(target=loop.run_forever, daemon=True)
+        t.start()
+        verify = ssl.create_default_context(cafile=str(certs / "server.pem")) if trusted else True
+        pool = LoopPool(loop, httpx.Limits(max_connections=4), shards=1, verify=verify)
+        try:
+            with hostile(oom_world(), [], tls=server_ctx) as (srv, sim):
+                assert srv.url.startswith("https://")
+                reads = pool.reads(max_body_bytes=1 << 20, read_total=10.0)
+                c = RunaiClient(srv.url, sim.client_id, sim.client_secret, sleep=lambda s: None, transport=reads,
+                                max_attempts=1)
+                if trusted:
+                    assert c.get_workload_status(WID).ok
+                else:
+                    from workload_diagnose.tools.runai import ApiUnavailable
+
+                    with pytest.raises(ApiUnavailable, match="CERTIFICATE_VERIFY_FAILED|certificate verify failed"):
+                        c.get_workload_status(WID)
+        finally:
+            asyncio.run_coroutine_threadsafe(pool.aclose(), loop).result(5)
+            loop.call_soon_threadsafe(loop.stop)
+            t.join(5)
+
+
+@pytest.fixture(scope="module")
+def oom_tls(tmp_path_factory):
+    import shutil
+    import ssl
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make a private CA (.ci/run installs it)")
+    d = tmp_path_factory.mktemp("ca")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+                    "/CN=workload-diagnose test server", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(d / "server.key"), "-out", str(d / "server.pem")], check=True, capture_output=True)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(d / "server.pem", d / "server.key")
+    return d, ctx

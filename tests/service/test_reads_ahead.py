@@ -32,7 +32,7 @@ def world(scenarios):
 
 def test_a_diagnosis_reads_in_its_dependent_round_trips_each_read_once(scenarios, world):
     sc = scenarios["core/oom-metrics"]
-    with running_simulator(world, delay_ms=60) as sim, live_service(config_for(sim)) as url:
+    with running_simulator(world, delay_ms=200) as sim, live_service(config_for(sim)) as url:
         _diagnose(url, sim, sc)  # (the service account's token is exchanged once, at the first)
         got, depth, requests = _diagnose(url, sim, sc)
         want = cli_object(sc, sim)
@@ -43,7 +43,7 @@ def test_a_diagnosis_reads_in_its_dependent_round_trips_each_read_once(scenarios
 
 def test_speculative_reads_go_beside_the_status_and_an_unneeded_one_is_listed_unused(scenarios, world):
     oom, preempted = scenarios["core/oom-metrics"], scenarios["core/route-preempted"]
-    with running_simulator(world, delay_ms=60) as sim, \
+    with running_simulator(world, delay_ms=200) as sim, \
             live_service(config_for(sim, speculative_reads=True)) as url:
         _diagnose(url, sim, oom)
         got, depth, requests = _diagnose(url, sim, oom)

@@ -1,6 +1,6 @@
 """Run:ai requests made on an asyncio event loop (the service's worker loop), with reads started ahead.
 
-:class:`LoopPool` is one ``httpx.AsyncHTTPTransport`` (one connection pool) on one running loop, for a process.
+:class:`LoopPool` is the async connections (``httpx.AsyncHTTPTransport``) on one running loop, for a process.
 :meth:`LoopPool.reads` gives one diagnosis its :class:`LoopReads`: a synchronous httpx transport (what the REST
 client sends through, under the read-only guard) whose every request runs on the loop; the diagnosis's thread
 only waits for the answer. ``LoopReads.start(request)`` sends a request before the client asks for it: the
@@ -21,6 +21,7 @@ import threading
 from concurrent.futures import Future, TimeoutError as FutureTimeout
 from typing import Any
 
+import httpcore
 import httpx
 
 __all__ = ["LoopPool", "LoopReads"]
@@ -38,24 +39,41 @@ class _Body(httpx.SyncByteStream):
 
 
 class LoopPool:
-    """One async connection pool on ``loop`` (which must be running) for every diagnosis of the process."""
+    """The async connections of every diagnosis of the process, on ``loop`` (which must be running): ``shards``
+    connection pools (``limits`` split between them), a diagnosis reading through one of them.
+
+    Why shards: httpcore's pool, on every request sent and every response closed, checks each of its connections
+    (``has_expired``: a readability probe of the socket, costly on anyio streams) and, for each idle one, counts
+    them all again: CPU that grows with the square of the open connections. Reads made at once by many diagnoses
+    keep a hundred and more connections open; in pools of a few each, that cost is small (measured with py-spy:
+    over half the service's CPU in ``_assign_requests_to_connections`` with one pool of ~130 connections)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, limits: httpx.Limits, *,
-                 fallback: httpx.BaseTransport | None = None):
+                 fallback: httpx.BaseTransport | None = None, shards: int = 16, verify: Any = True):
+        """``verify``: TLS verification as httpx takes it (True: certifi's bundle; an ``ssl.SSLContext``)."""
         self.loop = loop
-        self.transport = httpx.AsyncHTTPTransport(retries=0, limits=limits)
+        each = httpx.Limits(max_connections=max(1, -(-(limits.max_connections or 64) // shards)),
+                            max_keepalive_connections=max(1, -(-(limits.max_keepalive_connections or 32) // shards)),
+                            keepalive_expiry=limits.keepalive_expiry)
+        self.transports = [_transport(each, verify) for _ in range(shards)]
+        self._next = 0
         self._fallback = fallback  # a request made on the loop's own thread (it cannot wait for itself)
 
     def reads(self, *, max_body_bytes: int, read_total: float | None, deadline: Any = None) -> "LoopReads":
-        return LoopReads(self, max_body_bytes=max_body_bytes, read_total=read_total, deadline=deadline)
+        self._next = (i := self._next) + 1  # (a race between two threads only picks the same shard twice)
+        return LoopReads(self, self.transports[i % len(self.transports)], max_body_bytes=max_body_bytes,
+                         read_total=read_total, deadline=deadline)
 
     async def aclose(self) -> None:
-        await self.transport.aclose()
+        for t in self.transports:
+            await t.aclose()
 
-    async def fetch(self, request: httpx.Request, cap: int, total: float | None) -> httpx.Response:
+    @staticmethod
+    async def fetch(transport: httpx.AsyncBaseTransport, request: httpx.Request, cap: int,
+                    total: float | None) -> httpx.Response:
         """``request`` sent on the loop; a 2xx body read (decoded) to at most ``cap`` + 1 bytes."""
         async def go() -> httpx.Response:
-            r = await self.transport.handle_async_request(request)
+            r = await transport.handle_async_request(request)
             r.request = request
             try:
                 chunks: list[bytes] = []
@@ -81,13 +99,111 @@ class LoopPool:
             raise httpx.ReadTimeout("the read took longer than its total bound", request=request) from None
 
 
+def _transport(limits: httpx.Limits, verify: Any = True) -> httpx.AsyncHTTPTransport:
+    """httpx's async transport (its request/response mapping and TLS context) over a connection pool on
+    :class:`_Asyncio` sockets."""
+    t = httpx.AsyncHTTPTransport(retries=0, limits=limits, verify=verify)
+    t._pool = httpcore.AsyncConnectionPool(  # httpx builds its pool without a way to pass the network backend
+        ssl_context=t._pool._ssl_context, max_connections=limits.max_connections,
+        max_keepalive_connections=limits.max_keepalive_connections, keepalive_expiry=limits.keepalive_expiry,
+        http1=True, http2=False, retries=0, network_backend=_Asyncio())
+    return t
+
+
+class _Asyncio(httpcore.AsyncNetworkBackend):
+    """httpcore's network on asyncio's own streams. Its default (anyio) answers the pool's readability probe of
+    every connection, on every request, by building the socket's attribute table (``getpeername`` and all):
+    measured at a fifth of the service's CPU; here it is two flags."""
+
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                          socket_options: Any = None) -> httpcore.AsyncNetworkStream:
+        try:
+            async with asyncio.timeout(timeout):
+                reader, writer = await asyncio.open_connection(
+                    host, port, local_addr=(local_address, 0) if local_address else None)
+        except TimeoutError:
+            raise httpcore.ConnectTimeout(f"connecting to {host}:{port} timed out") from None
+        except OSError as e:
+            raise httpcore.ConnectError(str(e)) from e
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            import socket
+
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            for opt in socket_options or ():
+                sock.setsockopt(*opt)
+        return _Stream(reader, writer)
+
+    async def connect_unix_socket(self, path: str, timeout: float | None = None,
+                                  socket_options: Any = None) -> httpcore.AsyncNetworkStream:  # pragma: no cover
+        raise httpcore.ConnectError("unix sockets are not used")
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+class _Stream(httpcore.AsyncNetworkStream):
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self._r, self._w = reader, writer
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._r.read(max_bytes)
+        except TimeoutError:
+            raise httpcore.ReadTimeout("the read timed out") from None
+        except OSError as e:
+            raise httpcore.ReadError(str(e)) from e
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if not buffer:
+            return
+        try:
+            self._w.write(buffer)
+            async with asyncio.timeout(timeout):
+                await self._w.drain()
+        except TimeoutError:
+            raise httpcore.WriteTimeout("the write timed out") from None
+        except OSError as e:
+            raise httpcore.WriteError(str(e)) from e
+
+    async def aclose(self) -> None:
+        self._w.close()
+
+    async def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
+                        timeout: float | None = None) -> httpcore.AsyncNetworkStream:
+        import ssl
+
+        try:
+            async with asyncio.timeout(timeout):
+                await self._w.start_tls(ssl_context, server_hostname=server_hostname)
+        except TimeoutError:
+            raise httpcore.ConnectTimeout("the TLS handshake timed out") from None
+        except (OSError, ssl.SSLError) as e:
+            raise httpcore.ConnectError(str(e)) from e
+        return self
+
+    def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable":  # an idle connection the server closed (or wrote to): not to be reused
+            return self._r.at_eof() or self._w.transport.is_closing()
+        if info in ("ssl_object", "socket"):
+            return self._w.get_extra_info(info)
+        if info == "client_addr":
+            return self._w.get_extra_info("sockname")
+        if info == "server_addr":
+            return self._w.get_extra_info("peername")
+        return None
+
+
 class LoopReads(httpx.BaseTransport):
     """One diagnosis's transport: each request runs on the pool's loop; ``start`` sends one ahead of its use."""
 
     sends_ahead = True  # (what the REST client looks for)
 
-    def __init__(self, pool: LoopPool, *, max_body_bytes: int, read_total: float | None, deadline: Any = None):
+    def __init__(self, pool: LoopPool, transport: httpx.AsyncBaseTransport, *, max_body_bytes: int,
+                 read_total: float | None, deadline: Any = None):
         self._pool = pool
+        self._transport = transport
         self._cap = max_body_bytes
         self._total = read_total
         self._deadline = deadline
@@ -101,7 +217,8 @@ class LoopReads(httpx.BaseTransport):
         return request.method, str(request.url), request.headers.get("Authorization")
 
     def _submit(self, request: httpx.Request) -> Future:
-        return asyncio.run_coroutine_threadsafe(self._pool.fetch(request, self._cap, self._total), self._pool.loop)
+        return asyncio.run_coroutine_threadsafe(self._pool.fetch(self._transport, request, self._cap, self._total),
+                                                self._pool.loop)
 
     def start(self, request: httpx.Request, tag: Any = None) -> bool:
         """Send ``request`` now; the next identical request made through this transport takes its answer. An
