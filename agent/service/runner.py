@@ -1,5 +1,7 @@
 """One diagnosis for the service: admitted (scope, concurrency) before any read, then run in the bounded thread
-pool (the graph is synchronous) under a deadline, through ``agent.api.run_graph``.
+pool (the graph is synchronous) under a deadline, through ``agent.api.run_graph``; its Run:ai reads run on the
+worker's event loop (``Upstream.reads``), with the speculative ones (``WD_SPECULATIVE_READS``) it did not use
+listed in its ``tool_calls``.
 """
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable
 SKILL_READS = frozenset({"list_workloads", "get_workload_status", "get_workload_spec", "get_workload_pods",
                          "get_workload_history", "get_workload_metrics"})
 OnCall = Callable[[ToolCall], None]
-# many diagnoses at once: each reads its steps one after the other (Limits.concurrent_reads)
+# many diagnoses at once: each runs its nodes one at a time in its own thread (Limits.concurrent_reads: no thread
+# per read); its independent reads still overlap, started ahead on the worker's event loop (upstream.py)
 SERVICE_LIMITS = Limits(concurrent_reads=False)
 
 
