@@ -101,7 +101,8 @@ class RunaiClient(Wire, Token):
         self._sleep = sleep or self.deadline.sleep
         # a transport that sends a request ahead of its use (the service's: tools.runai.rest.aio.LoopReads)
         self._start = transport.start if getattr(transport, "sends_ahead", False) else None
-        self._paced = PacedTransport(transport, **({"sleep": sleep} if sleep else {})) if paced else None
+        self._paced = PacedTransport(transport, ca_file=ca_file, **({"sleep": sleep} if sleep else {})) \
+            if paced else None
         transport = self._paced or transport
         try:
             self._http = make_client(self.base_url, timeout=timeout, transport=transport, deadline=self.deadline,
