@@ -191,6 +191,7 @@ class SimServer(ThreadingHTTPServer):
         self.answered: list[tuple[str, str, int]] = []  # (method, path?query, status) of every answer sent
         self.inflight = 0
         self.max_inflight = 0  # the most requests being served at once (proves the client overlaps reads)
+        self.timeline: list[tuple[float, float]] = []  # (arrived, answered) of each answer, perf_counter seconds
         from workload_diagnose.evals.faults import FaultPlan
 
         self.faults = FaultPlan(world.data.get("faults") or [])
@@ -240,6 +241,10 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
+        arrived = getattr(self, "_arrived", None)
+        if arrived is not None:
+            with self.server.lock:
+                self.server.timeline.append((arrived, time.perf_counter()))
         if declared_length is not None and declared_length > len(data):
             self.close_connection = True  # a short read: the peer sees the connection end mid-body
 
@@ -251,6 +256,7 @@ class Handler(BaseHTTPRequestHandler):
         # read the request body first: a fault that answers early must not leave it in the keep-alive stream
         length = int(self.headers.get("Content-Length") or 0)
         self._raw_body = self.rfile.read(length) if length else b""
+        self._arrived = time.perf_counter()
         with self.server.lock:
             self.server.requests.append((self.command, self.path))
             self.server.inflight += 1
@@ -449,6 +455,18 @@ def _kind_of(w: dict) -> str:
     from workload_diagnose.tools.runai import spec_kind_path
 
     return spec_kind_path(w.get("type")) or ""
+
+
+def dependent_depth(timeline: list[tuple[float, float]]) -> int:
+    """The longest chain of requests each sent after the one before it was answered (``SimServer.timeline``):
+    for requests of one diagnosis at a time, its dependent round trips (requests that overlap count once)."""
+    depth: list[tuple[float, int]] = []  # (answered, chain length ending there), in arrival order
+    best = 0
+    for arrived, answered in sorted(timeline):
+        d = 1 + max((n for done, n in depth if done <= arrived), default=0)
+        depth.append((answered, d))
+        best = max(best, d)
+    return best
 
 
 @contextlib.contextmanager

@@ -14,7 +14,8 @@ class Limits:
     read_total_seconds: float = 30.0  # one Run:ai request, headers and body, never takes longer (a drip ends)
     max_event_pages: int = 20  # pages of workload events followed within the lookback (50 events a page)
     # a diagnosis reads its independent steps at once (spec, pods, history, metrics; the events beside the
-    # workload): the least latency for one diagnosis (CLI, chat). A service or a fleet that runs many diagnoses at
-    # once reads them one after the other instead: the same reads, the same report, less CPU per diagnosis (the
-    # threads of one process contend for the GIL; measured by `workload-diagnose bench --only serve`)
+    # workload) in threads: the least latency for one diagnosis (CLI, chat). A service or a fleet that runs many
+    # diagnoses at once runs each one's steps one at a time instead, with no thread per read: the same reads, the
+    # same report, less CPU (the threads of one process contend for the GIL). The service still overlaps the reads
+    # of a step, started ahead on its event loop (agent/service/upstream.py); a fleet reads them one after the other
     concurrent_reads: bool = True

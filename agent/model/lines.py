@@ -1,7 +1,7 @@
 """The two line shapes every result shares: an evidence line (a source and its text) and a read made."""
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class EvidenceLine(BaseModel):
@@ -13,6 +13,8 @@ class ToolCall(BaseModel):
     tool: str
     request: str
     status: int | None = None
+    # only for a read the service made speculatively (WD_SPECULATIVE_READS) that the procedure did not use: why
+    unused: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 def decisive(text: str, limit: int) -> str:

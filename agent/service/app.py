@@ -106,7 +106,7 @@ def create_app(config: ServiceConfig, *, transport: httpx.BaseTransport | None =
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         quiet_descriptor_exhaustion(asyncio.get_running_loop())
-        upstream = Upstream(config, transport)
+        upstream = Upstream(config, transport, asyncio.get_running_loop())
         runner = Runner(config, upstream, metrics)
         app.state.service = service = Service(config, upstream, runner, metrics)
         service.jobs.start()
@@ -116,7 +116,7 @@ def create_app(config: ServiceConfig, *, transport: httpx.BaseTransport | None =
             await service.jobs.stop()
             runner.shutdown()
             service.close()
-            upstream.close()
+            await upstream.aclose()
 
     # /docs and /redoc are routes/docs.py's: the bundled assets, no CDN
     app = FastAPI(title=TITLE, version="0.1.0", description=DESCRIPTION, lifespan=lifespan, docs_url=None,

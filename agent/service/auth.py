@@ -130,7 +130,8 @@ class ScopedSource:
         """The status read, refused after its one request that tells the workload's cluster and project (the
         REST client checks the workload before it reads the events); a workload that does not exist is refused
         the same way to a token that does not see everything, after the same one request."""
-        if isinstance(self._inner, RunaiClient):
+        if isinstance(self._inner, RunaiClient) and not self._token.sees_everything:
+            # (a token that sees everything can be refused nothing: its events are read beside the workload)
             r = self._inner.get_admitted_workload_status(workload_id, self._admit, cutoff=cutoff)
         else:
             r = self._inner.get_workload_status(workload_id, cutoff=cutoff)

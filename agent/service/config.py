@@ -30,6 +30,10 @@ WD_ALLOWED_HOSTS           host names (comma-separated) the service answers to b
                            without auth always, with auth only when set (``agent.service.hosts``);
                            ``serve --allowed-host NAME`` adds one
 WD_ACCESS_LOG              ``on`` (default) or ``off``: one line per request on stderr (``agent.service.access``)
+WD_SPECULATIVE_READS       ``on`` or ``off`` (default): a diagnosis by workload id reads the workload's pods, history
+                           and metrics beside its status, before its phase says whether it needs them (one round
+                           trip less; a read it did not need is listed in ``tool_calls`` with ``unused``, never
+                           used as evidence). Only for a caller who may see every workload (no scope to check)
 WD_ALERTMANAGER_POST_URL   where each finished alert diagnosis is also POSTed (``routes/alertmanager.py``)
 WD_ALERTMANAGER_POST_      that POST's timeout (default 5)
 TIMEOUT_S
@@ -102,6 +106,7 @@ class ServiceConfig:
     keepalive_s: float = 5.0
     max_connections: int = 1000
     access_log: bool = True
+    speculative_reads: bool = False
     alert_post_url: str | None = None
     alert_post_timeout_s: float = 5.0
     slack_signing_secret: str | None = field(default=None, repr=False)
@@ -127,6 +132,9 @@ class ServiceConfig:
         if access_log not in ("on", "off"):
             raise ConfigError(f"WD_ACCESS_LOG must be on or off, not {access_log!r}")
         slack = _slack(env, auth, tokens)
+        speculative = (env.get("WD_SPECULATIVE_READS") or "off").strip().lower()
+        if speculative not in ("on", "off"):
+            raise ConfigError(f"WD_SPECULATIVE_READS must be on or off, not {speculative!r}")
         return cls(runai_url=env.get("RUNAI_BASE_URL") or None, client_id=env.get("RUNAI_CLIENT_ID"),
                    client_secret=env.get("RUNAI_CLIENT_SECRET"), auth=auth, tokens=tokens,  # type: ignore[arg-type]
                    max_concurrent=_num(env, "WD_MAX_CONCURRENT", 32, int),
@@ -139,6 +147,7 @@ class ServiceConfig:
                    header_timeout_s=_num(env, "WD_HEADER_TIMEOUT_S", 10.0, float),
                    keepalive_s=_num(env, "WD_KEEPALIVE_S", 5.0, float),
                    max_connections=_num(env, "WD_MAX_CONNECTIONS", 1000, int), access_log=access_log == "on",
+                   speculative_reads=speculative == "on",
                    alert_post_url=_url(env, "WD_ALERTMANAGER_POST_URL"),
                    alert_post_timeout_s=_num(env, "WD_ALERTMANAGER_POST_TIMEOUT_S", 5.0, float), **slack)
 

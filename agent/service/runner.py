@@ -1,5 +1,7 @@
 """One diagnosis for the service: admitted (scope, concurrency) before any read, then run in the bounded thread
-pool (the graph is synchronous) under a deadline, through ``agent.api.run_graph``.
+pool (the graph is synchronous) under a deadline, through ``agent.api.run_graph``; its Run:ai reads run on the
+worker's event loop (``Upstream.reads``), with the speculative ones (``WD_SPECULATIVE_READS``) it did not use
+listed in its ``tool_calls``.
 """
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable
 SKILL_READS = frozenset({"list_workloads", "get_workload_status", "get_workload_spec", "get_workload_pods",
                          "get_workload_history", "get_workload_metrics"})
 OnCall = Callable[[ToolCall], None]
-# many diagnoses at once: each reads its steps one after the other (Limits.concurrent_reads)
+# many diagnoses at once: each runs its nodes one at a time in its own thread (Limits.concurrent_reads: no thread
+# per read); its independent reads still overlap, started ahead on the worker's event loop (upstream.py)
 SERVICE_LIMITS = Limits(concurrent_reads=False)
 
 
@@ -38,10 +41,16 @@ class DeadlineExceeded(ApiUnavailable):
 
 
 class Observed:
-    """A Run:ai source that reports each tool call as it completes (SSE progress) and counts failed reads."""
+    """A Run:ai source that reports each tool call as it completes (SSE progress) and counts failed reads;
+    ``speculative``: it starts the reads a procedure names beside the status (``agent.procedures.kit.ahead``)."""
 
-    def __init__(self, inner: Any, metrics: Metrics, on_call: OnCall | None):
+    def __init__(self, inner: Any, metrics: Metrics, on_call: OnCall | None, speculative: bool = False):
         self._inner, self._metrics, self._on_call = inner, metrics, on_call
+        self._speculative = speculative
+
+    def speculate(self, tool: str, *args: Any, **kwargs: Any) -> None:
+        if self._speculative:
+            self._inner.prefetch(tool, *args, **kwargs)
 
     @property
     def injections(self) -> list[Any]:
@@ -79,6 +88,14 @@ def _tier2_progress(on_call: OnCall) -> Callable[[str], None]:
     return progress
 
 
+def unused_calls(reads: Any) -> list[ToolCall]:
+    """The speculative reads the procedure did not make, as ``tool_calls`` state them (their bodies let go)."""
+    return [ToolCall(tool=tool, request=request, status=status,
+                     unused="read speculatively beside the status; the procedure did not need it, so it was not "
+                            "used as evidence")
+            for (tool, request), status in reads.unused()]
+
+
 class Runner:
     def __init__(self, config: ServiceConfig, upstream: Upstream, metrics: Metrics):
         self.config, self.upstream, self.metrics = config, upstream, metrics
@@ -101,12 +118,19 @@ class Runner:
         # the caller gets its 504 at the deadline; the diagnosis's thread stops reading then too, so a slow Run:ai
         # does not keep the slot (and the upstream connections) busy long after the answer
         deadline = Deadline(self.config.deadline_s)
-        client = self.upstream.source(principal.bearer, deadline)
-        source = Observed(principal.guard(client), self.metrics, on_call)
+        reads = self.upstream.reads(deadline)
+        client = self.upstream.source(principal.bearer, deadline, reads)
+        # speculative reads only where no scope could refuse the workload once its status is read
+        speculative = self.config.speculative_reads and reads is not None and (
+            principal.token is None or principal.token.sees_everything)
+        source = Observed(principal.guard(client), self.metrics, on_call, speculative)
         try:
-            return run_graph(req, source, self.upstream.kube, self.upstream.kube_unavailable,
-                             _tier2_progress(on_call) if on_call is not None else None, SERVICE_LIMITS,
-                             deadline=deadline)
+            result = run_graph(req, source, self.upstream.kube, self.upstream.kube_unavailable,
+                               _tier2_progress(on_call) if on_call is not None else None, SERVICE_LIMITS,
+                               deadline=deadline)
+            if speculative:
+                result.tool_calls += unused_calls(reads)
+            return result
         except ApiAuthError as e:
             if principal.mode != "passthrough" and not isinstance(e, ScopeDenied) and http_status(e) == 401:
                 # the service's own credentials were refused: the caller's are not in question

@@ -3,10 +3,13 @@
 Every diagnosis gets its own Tier-1 source (``WD_TIER1``, built by the one factory: its tool calls and guardrail
 findings are its own) over the process's shared, read-only transport (:mod:`tools.transport` still checks every
 request), so connections are reused across requests and the service account's token is exchanged once, not per
-request.
+request. Given the worker's event loop, a diagnosis's Run:ai reads run on it (:mod:`tools.runai.rest.aio`: one
+async connection pool per worker process): the reads a step makes are started at once and overlap there, with no
+thread per read, so a diagnosis takes as long as its dependent round trips (status, then what it needs).
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import time
@@ -18,6 +21,7 @@ import httpx
 from workload_diagnose.agent.service.config import ServiceConfig
 from workload_diagnose.tools.deadline import Deadline
 from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable, RunaiSource
+from workload_diagnose.tools.runai.rest.aio import LoopPool, LoopReads
 from workload_diagnose.tools.runai.registry import NOT_CONFIGURED, SourceSettings, open_source, spec
 from workload_diagnose.tools.transport import make_client
 
@@ -60,10 +64,15 @@ class TokenCache:
 
 
 class Upstream:
-    def __init__(self, config: ServiceConfig, transport: httpx.BaseTransport | None = None):
+    def __init__(self, config: ServiceConfig, transport: httpx.BaseTransport | None = None,
+                 loop: asyncio.AbstractEventLoop | None = None):
+        """``loop`` (the worker's running event loop): the diagnoses' reads run on it, unless ``transport`` (tests)
+        replaces the network."""
         self.config = config
         self.url = config.runai_url or NOT_CONFIGURED
         self._transport = _Shared(transport or httpx.HTTPTransport(retries=0, limits=POOL))
+        self.loop_pool = LoopPool(loop, POOL, fallback=self._transport) if loop is not None and transport is None \
+            else None
         self.bearer = spec(config.tier1).bearer  # the source reads with a Run:ai token this service hands it
         self.tokens: TokenCache | None = None
         # the service account's token cache; without its client id and secret the service still starts (/readyz
@@ -80,17 +89,29 @@ class Upstream:
         return SourceSettings(url=self.url, env=dict(c.sources), timeout=c.upstream_timeout_s,
                               transport=self._transport, **kw)
 
-    def source(self, bearer: str | None = None, deadline: Deadline | None = None) -> RunaiSource:
+    def reads(self, deadline: Deadline | None = None) -> LoopReads | None:
+        """One diagnosis's transport on the worker's event loop (None without a loop, or for a source that is not
+        the REST client: an MCP source has its own transport)."""
+        if self.loop_pool is None or self.config.tier1 != "rest":
+            return None
+        s = SourceSettings()
+        return self.loop_pool.reads(max_body_bytes=s.max_body_bytes, read_total=s.read_total, deadline=deadline)
+
+    def source(self, bearer: str | None = None, deadline: Deadline | None = None,
+               reads: LoopReads | None = None) -> RunaiSource:
         """A Run:ai source (``WD_TIER1``) for one diagnosis: one that reads with a bearer token gets the caller's
         (pass-through) or the service account's; one with its own credentials gets the service account's client
-        id and secret; ``deadline``: the diagnosis's, after which it starts no read (nor a retry's wait)."""
+        id and secret; ``deadline``: the diagnosis's, after which it starts no read (nor a retry's wait);
+        ``reads``: its transport on the event loop (:meth:`reads`; made here when not given)."""
         if self.bearer and self.config.auth != "passthrough" and self.tokens is None:
             raise ApiUnavailable(unconfigured(self.config) or "the service account's credentials are not set")
         if self.bearer:  # never the client credentials: a caller's token in pass-through, else the shared cache
             who: dict[str, Any] = {"bearer_token": bearer if self.config.auth == "passthrough" else self.tokens}
         else:  # the source's own credentials (e.g. an MCP server started on stdio gets the service account's)
             who = {"client_id": self.config.client_id, "client_secret": self.config.client_secret}
-        return open_source(self.config.tier1, self._settings(concurrent_reads=False, deadline=deadline, **who))
+        settings = self._settings(concurrent_reads=False, deadline=deadline, **who)
+        settings.transport = reads or self.reads(deadline) or settings.transport
+        return open_source(self.config.tier1, settings)
 
     # ------------------------------------------------------------------ readiness
     def ready(self) -> tuple[bool, str]:
@@ -127,6 +148,11 @@ class Upstream:
         if r.status_code >= 500:
             return False, f"the Run:ai API answered HTTP {r.status_code}"
         return True, f"the Run:ai API answered HTTP {r.status_code}"
+
+    async def aclose(self) -> None:
+        if self.loop_pool is not None:
+            await self.loop_pool.aclose()
+        self.close()
 
     def close(self) -> None:
         self._transport.inner.close()

@@ -164,3 +164,26 @@ def test_bad_ca_files_are_invalid_input(certs, no_ca_env, tmp_path):
     no_ca_env.setenv("SSL_CERT_FILE", str(tmp_path / "gone.pem"))
     with pytest.raises(InvalidInput, match="^SSL_CERT_FILE .*gone.pem: no such file$"):
         diagnose(**args)
+
+
+def test_a_fleet_client_trusts_the_ca_file_too(oom_world, tls_server, certs, no_ca_env):
+    """Triage's client (``paced``: each thread reads through a pool of its own) verifies with the CA file it is
+    given, as a diagnosis does; without it the private CA is refused."""
+    import threading
+
+    wid = oom_world["workloads"][0]["id"]
+    with hostile(oom_world, [], tls=tls_server) as (srv, sim):
+        fleet = RunaiClient(srv.url, sim.client_id, sim.client_secret, paced=True, ca_file=str(certs / "server.pem"),
+                            sleep=lambda s: None)
+        got: list = []
+        threads = [threading.Thread(target=lambda: got.append(fleet.view().get_workload_status(wid))) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        fleet.close()
+        untrusted = RunaiClient(srv.url, sim.client_id, sim.client_secret, paced=True, sleep=lambda s: None,
+                                max_attempts=1)
+        with pytest.raises(ApiUnavailable, match="CERTIFICATE_VERIFY_FAILED|certificate verify failed"):
+            untrusted.get_workload_status(wid)
+    assert len(got) == 3 and all(r.ok for r in got)

@@ -18,6 +18,7 @@ from workload_diagnose.agent.taxonomy.registry import CRASH_CONFIRMING_KINDS, DI
 from workload_diagnose.agent.model.time import iso, parse_time, timestamp_problem
 from workload_diagnose.agent.procedures.kit import evidence as ev
 from workload_diagnose.agent.procedures.kit import lookup, routing, stops
+from workload_diagnose.agent.procedures.kit.ahead import Read, announce, speculate
 from workload_diagnose.agent.procedures.kit.context import Context
 from workload_diagnose.agent.procedures.kit.lookup import end
 from workload_diagnose.agent.procedures.kit.reads import (checked_status, fatal_if_unreachable, read_limitations,
@@ -91,12 +92,24 @@ def get_workload_status(state: State, runtime: Runtime[Context]) -> Command:
     """Step 1.2 — get_workload_status of the selected workload."""
     ctx = runtime.context
     ctx.step("get_workload_status")
+    speculate(ctx.runai, (r for k, r in _reads(_Selected(state.selected_id), state.request).items()
+                          if k in BY_ID))
     st = ctx.runai.get_workload_status(state.selected_id, cutoff=state.request.cutoff)
     stop, update = checked_status(st, state.selected_id, Step.STATUS)
     return end(stop, **update) if stop is not None else Command(goto="check_phase", update=update)
 
 
 READS = ["inspect_spec", "inspect_pods", "inspect_history"]
+BY_ID = ("inspect_pods", "inspect_history", "fetch_metrics")  # reads that need only the workload's id (not its type)
+
+
+class _Selected:
+    """The selected workload before its status is read: its id only."""
+
+    type = None
+
+    def __init__(self, wid: str):
+        self.id = wid
 
 
 def check_phase(state: State, runtime: Runtime[Context]) -> Command:
@@ -121,36 +134,43 @@ def check_phase(state: State, runtime: Runtime[Context]) -> Command:
     # independent reads run concurrently; metrics join them when the status already shows an OOM (Step 4)
     # (a reading another record overrides on its line, e.g. a kubelet rejection's OutOfmemory, is not an OOM)
     reads = READS + (["fetch_metrics"] if metrics_needed_by(kinds_of(causes(sigs))) else [])
+    announce(runtime.context.runai, (_reads(w, req)[r] for r in reads))
     return Command(goto=reads, update=found)
+
+
+def _reads(w, req) -> dict[str, Read]:
+    """The Tier-1 read each read node makes (one declaration: the nodes make them, ``check_phase`` names them
+    ahead to a source that can start them at once)."""
+    return {"inspect_spec": Read("get_workload_spec", (w.id, w.type)),
+            "inspect_pods": Read("get_workload_pods", (w.id,)),
+            "inspect_history": Read("get_workload_history", (w.id,), {"cutoff": req.cutoff}),
+            "fetch_metrics": Read("get_workload_metrics", (w.id,), {"start": req.cutoff, "end": req.now})}
 
 
 # ------------------------------------------------------------------------------------------ Step 2 / 3 reads
 def inspect_spec(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
     ctx.step("get_workload_spec")
-    w = state.workload
-    return _read("spec", ctx.runai.get_workload_spec(w.id, w.type), Step.SPEC)
+    return _read("spec", _reads(state.workload, state.request)["inspect_spec"](ctx.runai), Step.SPEC)
 
 
 def inspect_pods(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
     ctx.step("get_workload_pods")
-    return _read("pods", ctx.runai.get_workload_pods(state.workload.id), Step.PODS)
+    return _read("pods", _reads(state.workload, state.request)["inspect_pods"](ctx.runai), Step.PODS)
 
 
 def inspect_history(state: State, runtime: Runtime[Context]) -> dict:
     ctx = runtime.context
     ctx.step("get_workload_history")
-    return _read("history", ctx.runai.get_workload_history(state.workload.id, cutoff=state.request.cutoff),
-                 Step.HISTORY)
+    return _read("history", _reads(state.workload, state.request)["inspect_history"](ctx.runai), Step.HISTORY)
 
 
 def fetch_metrics(state: State, runtime: Runtime[Context]) -> dict:
     """Step 4 — get_workload_metrics over the lookback window (OOM, or an exit 137 still unexplained)."""
-    ctx, req = runtime.context, state.request
+    ctx = runtime.context
     ctx.step("get_workload_metrics")
-    return _read("metrics", ctx.runai.get_workload_metrics(state.workload.id, start=req.cutoff, end=req.now),
-                 Step.METRICS)
+    return _read("metrics", _reads(state.workload, state.request)["fetch_metrics"](ctx.runai), Step.METRICS)
 
 
 def _read(key: str, result, step: int) -> dict:

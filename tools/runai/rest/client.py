@@ -29,13 +29,21 @@ from workload_diagnose.tools.runai.rest.orgunits import find_project, list_node_
 from workload_diagnose.tools.runai.rest.paced import PacedTransport
 from workload_diagnose.tools.runai.rest.pool import beside, inline
 from workload_diagnose.tools.runai.rest.token import Token
-from workload_diagnose.tools.runai.rest.wire import Wire, check_base_url
+from workload_diagnose.tools.runai.rest.wire import Wire, check_base_url, request_text
 from workload_diagnose.tools.runai.results import Absent, no_spec
 from workload_diagnose.tools.runai.sanitize import Findings
 from workload_diagnose.tools.timeutil import iso, parse_time
-from workload_diagnose.tools.transport import make_client
+from workload_diagnose.tools.transport import check_request, make_client
 
 __all__ = ["RunaiClient"]
+
+# the reads whose first request may be started ahead (their arguments say everything they send first)
+_PREFETCHABLE = frozenset({"get_workload_spec", "get_workload_pods", "get_workload_history", "get_workload_metrics"})
+
+
+class _Started(BaseException):
+    """``prefetch``: the read's first request was started; the read stops there (not an error: a BaseException,
+    so that no read's error handling turns it into a result)."""
 
 
 class RunaiClient(Wire, Token):
@@ -91,7 +99,10 @@ class RunaiClient(Wire, Token):
         self.concurrent_reads = concurrent_reads
         self.deadline = deadline or Deadline(None)
         self._sleep = sleep or self.deadline.sleep
-        self._paced = PacedTransport(transport, **({"sleep": sleep} if sleep else {})) if paced else None
+        # a transport that sends a request ahead of its use (the service's: tools.runai.rest.aio.LoopReads)
+        self._start = transport.start if getattr(transport, "sends_ahead", False) else None
+        self._paced = PacedTransport(transport, ca_file=ca_file, **({"sleep": sleep} if sleep else {})) \
+            if paced else None
         transport = self._paced or transport
         try:
             self._http = make_client(self.base_url, timeout=timeout, transport=transport, deadline=self.deadline,
@@ -104,6 +115,7 @@ class RunaiClient(Wire, Token):
         self._token_error: BaseException | None = None  # a failed exchange is not repeated by the other threads
         self._bearer = bearer_token
         self._token_lock = threading.Lock()
+        self._probing = threading.local()  # ``prefetch``: a read run up to its first request, which is started
         self.findings = Findings()  # guardrail findings from every body read
 
     @property
@@ -153,6 +165,37 @@ class RunaiClient(Wire, Token):
         return v
 
 
+
+    def prefetch(self, tool: str, *args: Any, **kwargs: Any) -> bool:
+        """Start now the first request of the read ``tool(*args, **kwargs)``, when this client's transport can send
+        a request ahead of its use (:mod:`tools.runai.rest.aio`: the service's event loop); the read itself, made
+        later with the same arguments, takes its answer, through the same wire (bounds, guardrails, its
+        invocation). The request is the read's own, found by running the read up to its first request; nothing is
+        read or counted here. False when nothing was started (another transport, a read that sends nothing, bad
+        input: the read itself then says so; the same request already under way)."""
+        if self._start is None or tool not in _PREFETCHABLE:
+            return False
+        return self._probe(lambda: getattr(self, tool)(*args, **kwargs))
+
+    def _probe(self, read: Callable[[], Any]) -> bool:
+        self._probing.on = True
+        try:
+            read()
+        except _Started as e:
+            return bool(e.args[0])
+        except Exception:  # noqa: BLE001 - the read, made for real later, reports its own failure
+            return False
+        finally:
+            self._probing.on = False
+        return False
+
+    def _started_here(self, tool: str, path: str, params: list[tuple[str, str]] | None) -> None:
+        """In ``prefetch``: the read's first GET is started instead of sent (tagged with the tool and the request
+        as ``tool_calls`` cite it), and the read stops there."""
+        if getattr(self._probing, "on", False):
+            request = self._request("GET", path, params=params, headers=self._auth_header())
+            check_request(request, self._http.prefix)
+            raise _Started(self._start(request, (tool, request_text("GET", path, params))))
 
     # ---------------------------------------------------------------- tools
     def list_workloads(self, *, name: str, cluster_id: str, project: str) -> ToolResult:
@@ -205,11 +248,14 @@ class RunaiClient(Wire, Token):
         def fn(get, invs: list[Invocation], notes: list[str]) -> WorkloadStatus:
             event_invs: list[Invocation] = []
             event_notes: list[str] = []
-            # the events are read beside the workload (a shared pool: no thread is started per read), or after
-            # it when this client reads one thing at a time (concurrent_reads=False)
-            alongside = listed is None and self.concurrent_reads and admit is None
+            # the events are read beside the workload: their first page started ahead on a transport that can
+            # (the service's event loop), else on a shared pool (no thread is started per read); after it when
+            # this client reads one thing at a time (concurrent_reads=False) or the workload must be admitted first
+            alongside = listed is None and admit is None
             args = (self._events, get, wid, cutoff, event_invs, event_notes)
-            fe = beside(*args) if alongside else None
+            if alongside and self._start is not None:
+                self._probe(lambda: self._events(get, wid, cutoff, [], []))
+            fe = beside(*args) if alongside and self._start is None and self.concurrent_reads else None
             if listed is None:
                 try:
                     body, inv = get(f"/api/v1/workloads/{wid}")

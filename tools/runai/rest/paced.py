@@ -15,16 +15,19 @@ __all__ = ["PacedTransport"]
 class PacedTransport(httpx.BaseTransport):
     """Counts every request and, after a ``429``, holds every request of the fleet until ``Retry-After`` passed.
 
-    Sits under the read-only guard (``RunaiClient(paced=True)``)."""
+    Sits under the read-only guard (``RunaiClient(paced=True)``). Without ``inner``, each thread of the fleet reads
+    through a connection pool of its own (the REST client's network transport: TLS trust, ``ca_file``, bounded socket
+    reads): one pool shared by a fleet's threads had every request contend for its lock and walk every connection
+    (httpcore's pool bookkeeping), measured at a fifth of the HTTP CPU of a triage; a thread's diagnoses read one
+    after the other, so its pool holds one connection, reused."""
 
     def __init__(self, inner: httpx.BaseTransport | None = None, *, max_pause: float = 30.0,
-                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic):
-        from workload_diagnose.tools.deadline import Deadline
-        from workload_diagnose.tools.transport import network_transport
-
-        # the REST client's own network transport (TLS trust, bounded socket reads); each diagnosis keeps its own
-        # deadline in its client, the fleet as a whole has none
-        self._inner = inner or network_transport(Deadline(None))
+                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic,
+                 ca_file: str | None = None):
+        self._shared = inner
+        self._ca_file = ca_file
+        self._local = threading.local()
+        self._pools: list[httpx.BaseTransport] = []
         self._lock = threading.Lock()
         self._until = 0.0
         self._sleep, self._clock, self.max_pause = sleep, clock, max_pause
@@ -40,7 +43,7 @@ class PacedTransport(httpx.BaseTransport):
             with self._lock:
                 self.paused_s += wait
             self._sleep(wait)
-        resp = self._inner.handle_request(request)
+        resp = self._inner().handle_request(request)
         if resp.status_code == 429:
             delay = _retry_after(resp.headers.get("Retry-After"), self.max_pause)
             with self._lock:
@@ -48,8 +51,27 @@ class PacedTransport(httpx.BaseTransport):
                 self._until = max(self._until, self._clock() + delay)
         return resp
 
+    def _inner(self) -> httpx.BaseTransport:
+        if self._shared is not None:
+            return self._shared
+        pool = getattr(self._local, "pool", None)
+        if pool is None:
+            from workload_diagnose.tools.deadline import Deadline
+            from workload_diagnose.tools.transport import network_transport
+
+            # each diagnosis keeps its own deadline in its client; the fleet as a whole has none
+            pool = self._local.pool = network_transport(Deadline(None), self._ca_file)
+            with self._lock:
+                self._pools.append(pool)
+        return pool
+
     def close(self) -> None:
-        self._inner.close()
+        if self._shared is not None:
+            self._shared.close()
+        with self._lock:
+            pools, self._pools = self._pools, []
+        for p in pools:
+            p.close()
 
 
 def _retry_after(value: str | None, cap: float) -> float:

@@ -151,6 +151,7 @@ class Wire:
         against it, because Unicode normalisation turns e.g. full-width digits into ASCII ones. A path outside the
         tool's read allow-list (:mod:`tools.runai.rest.reads`) is refused before anything is sent."""
         check_read(tool, path)
+        self._started_here(tool, path, params)
         inv = Invocation(tool=tool, arguments=dict(arguments), request=request_text("GET", path, params))
         t0 = time.perf_counter()
         try:
