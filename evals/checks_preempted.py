@@ -27,10 +27,15 @@ def validity_problems(res: PreemptionResult) -> list[str]:
             out.append(f"diagnosed with owner {res.owner!r}")
         if res.route is not None:
             out.append("diagnosed with a route")
-        if not res.preemptions:
+        undetermined = res.reason == "UNKNOWN" and not res.preemptions  # a read that would show one failed
+        if undetermined and not any("not read in full" in x for x in res.limitations):
+            out.append("UNKNOWN without a preemption and without the limitation that says why")
+        if not res.preemptions and not undetermined:
             out.append("diagnosed without a preemption")
-        if res.recurrence is None:
+        if res.recurrence is None and not undetermined:
             out.append("diagnosed without a recurrence count")
+        if undetermined and res.recurrence is not None:
+            out.append("a recurrence count without a preemption")
         if not res.report.startswith(f"Reason: {res.reason} — "):
             out.append("report does not put the reason on line one")
     elif res.outcome in ROUTES:

@@ -221,8 +221,8 @@ def known_defect(endpoint: str, transient: bool, exp, got) -> str | None:
 
 def _less_specific(exp, got, endpoint: str) -> bool:
     """Degraded but honest: UNKNOWN instead of a category, or a question when the lookup itself failed."""
-    if got == ("diagnosed", "UNKNOWN", None):
-        return True
+    if got in (("diagnosed", "UNKNOWN", None), ("diagnosed", "UNDETERMINED", None)):
+        return True  # a category's or a snapshot's state that says the evidence does not decide
     if got[0] == "needs_input" and got[2] == "no_matching_workload" and endpoint in ("list", "workload", "events"):
         return True  # the lookup itself failed: asking for the workload id is the honest answer
     if got == ("needs_input", None, "running_without_failure") and endpoint in ("events", "history") \

@@ -5,6 +5,8 @@ limitations and their part of the snapshot is omitted; only refused credentials 
 """
 from __future__ import annotations
 
+import re
+
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
@@ -112,6 +114,7 @@ def diagnose(state: State, runtime: Runtime[Context]) -> dict:
     done: list[Diagnosed] = []
     skipped: list[str] = []
     calls: list = []
+    lims: list[str] = []
     for w, rules in plan(state.listing.data or [], req.now, req.cutoff):
         rule = rules[0]
         if not rule.diagnose:
@@ -119,10 +122,16 @@ def diagnose(state: State, runtime: Runtime[Context]) -> dict:
         if len(done) >= req.max_diagnoses:
             skipped.append(w.id)
             continue
-        d, cs = _one(ctx, req, w, rule)
+        d, cs, notes = _one(ctx, req, w, rule)
         done.append(d)
         calls += cs
-    return {"diagnosed": done, "skipped": skipped, "calls": calls}
+        lims += [f"{w.name or w.id} ({rule.answered_by} diagnosis): {n}" for n in notes]
+    return {"diagnosed": done, "skipped": skipped, "calls": calls, "limitations": limitations(Step.DIAGNOSE, *lims)}
+
+
+# a diagnosis's limitation about a Run:ai read it made (failed, absent, cut short): the snapshot states it too
+_READ_NOTE = re.compile(r"\b(?:get_workload_\w+|list_workloads|find_project)\b|\(events: null\)")
+READ_NOTES_SHOWN = 3  # per diagnosis
 
 
 class _Recorded:
@@ -147,7 +156,7 @@ class _Recorded:
         return read
 
 
-def _one(ctx: Context, req, w, rule) -> tuple[Diagnosed, list]:
+def _one(ctx: Context, req, w, rule) -> tuple[Diagnosed, list, list[str]]:
     """One per-workload diagnosis through the registry (``agent.procedures.run``: procedures never import each
     other), by the workload's id, with this run's sources; its reads are this snapshot's too."""
     from dataclasses import replace
@@ -164,7 +173,7 @@ def _one(ctx: Context, req, w, rule) -> tuple[Diagnosed, list]:
             now=iso(req.now)))
         res = run(rule.answered_by, sub, replace(ctx, runai=source))
     except (ApiUnavailable, InvalidInput) as e:
-        return Diagnosed(workload_id=w.id, rule=rule.name, error=str(e)), source.calls
+        return Diagnosed(workload_id=w.id, rule=rule.name, error=str(e)), source.calls, []
     # the diagnosis's own calls, in its order (its concurrent reads finish in any order)
     calls = [Call(step=Step.DIAGNOSE, tool=c.tool, request=c.request, status=c.status) for c in res.tool_calls]
     preemptions = len(res.preemptions) if getattr(res, "preemptions", None) is not None and \
@@ -173,4 +182,5 @@ def _one(ctx: Context, req, w, rule) -> tuple[Diagnosed, list]:
                       reason=getattr(res, "reason", None), route=res.route, preemptions=preemptions,
                       headline=(res.report.splitlines() or [""])[0])
     return Diagnosed(workload_id=w.id, rule=rule.name, verdict=verdict, evidence=list(res.evidence[:SHOWN_LINES]),
-                     recommendations=list(res.recommendations[:1])), calls
+                     recommendations=list(res.recommendations[:1])), calls, \
+        [x for x in res.limitations if _READ_NOTE.search(x)][:READ_NOTES_SHOWN]

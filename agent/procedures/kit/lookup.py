@@ -18,10 +18,10 @@ def end(stop: Any, **update: Any) -> Command:
     return Command(goto="report", update={"stop": stop, **update})
 
 
-def candidates(req: Any, ctx: Any, *, note_list_failure: bool = True) -> Command | tuple[list, dict]:
+def candidates(req: Any, ctx: Any) -> Command | tuple[list, dict]:
     """A ``Command`` when the step is decided here (a question, a workload id, a failed listing), else the listed
-    workloads of that name newest first and what the listing adds to the state (its call and notes).
-    ``note_list_failure``: a failed listing also states its error as a limitation."""
+    workloads of that name newest first and what the listing adds to the state (its call and notes; a failed
+    listing states its error as a limitation)."""
     missing = stops.missing_input(req)
     if missing is not None:
         return end(missing)
@@ -33,9 +33,8 @@ def candidates(req: Any, ctx: Any, *, note_list_failure: bool = True) -> Command
     found = {"calls": calls_of(lr, Step.LIST),
              "limitations": limitations(Step.LIST, *(f"{lr.tool}: {n}" for n in lr.notes))}
     if not lr.ok:
-        if note_list_failure:
-            found["limitations"] = found["limitations"] + limitations(
-                Step.ROUTING, f"list_workloads failed: {lr.error.message if lr.error else 'unknown error'}")
+        found["limitations"] = found["limitations"] + limitations(
+            Step.ROUTING, f"list_workloads failed: {lr.error.message if lr.error else 'unknown error'}")
         return end(stops.no_match(f"I could not list workloads named {req.workload_name!r}: what is the workload "
                                   "ID?"), **found)
     return newest_first(lr.data or []), found

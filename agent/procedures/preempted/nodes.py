@@ -39,7 +39,7 @@ def resolve_workload(state: State, runtime: Runtime[Context]) -> Command:
     """Step 1.1 — require cluster_id and Option A or B; Option B: the newest exact match (any phase: a preempted
     workload may be pending again, running again, or ended)."""
     req, ctx = state.request, runtime.context
-    got = lookup.candidates(req, ctx, note_list_failure=False)
+    got = lookup.candidates(req, ctx)
     if isinstance(got, Command):
         return got
     cands, found = got
@@ -109,11 +109,11 @@ def find_preemptions(state: State) -> Command:
                               + (" …" if len(unusable) > 3 else "") + ".")
     notices = ev.merge(found)
     if not notices:
-        unread = state.history is None or not state.history.ok or st.events is None
-        note = (" Part of the evidence could not be read (see the limitations): a preemption there cannot be ruled "
-                "out." if unread else "")
         upd["limitations"] = upd.get("limitations", []) + limitations(Step.VERDICT, TIER1_ONLY)
-        return end(Stop(route=Route.NOT_PREEMPTED, message=NOT_PREEMPTED + note), **upd)
+        if state.history is None or not state.history.ok or st.events is None:
+            # a read that would show a preemption failed: "not preempted" would be a guess, the answer is UNKNOWN
+            return Command(goto="report", update={**upd, "undetermined": True})
+        return end(Stop(route=Route.NOT_PREEMPTED, message=NOT_PREEMPTED), **upd)
     return Command(goto=["read_spec", "read_quota", "lookup_preemptors"],
                    update={**upd, "notices": notices, "resumes": resumes})
 

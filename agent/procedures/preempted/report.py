@@ -37,6 +37,8 @@ def build_result(state: State, ctx: Context) -> PreemptionResult:
         if res.next:
             res.recommendations.append(f"It is answered by: workload-diagnose {res.next} (the same cluster and "
                                        "workload).")
+    elif state.undetermined:
+        found += _undetermined(res, state)
     else:
         found += _diagnosed(res, state)
     res.evidence, cut = cap(aggregate(res.evidence), EVIDENCE_CAP, "evidence")
@@ -46,6 +48,23 @@ def build_result(state: State, ctx: Context) -> PreemptionResult:
     res.limitations = [x.text for x in ordered(found)]
     res.report = render(res)
     return final_redaction(res)
+
+
+# ------------------------------------------------------------------------------------------------ undetermined
+def _undetermined(res: PreemptionResult, state: State) -> list[Limitation]:
+    """No preemption notice, but the events or the history could not be read: the reason is UNKNOWN (which reads
+    failed is in the limitations), and what to do is to read them again, never to treat it as not preempted."""
+    res.reason, res.owner = FALLBACK.name, FALLBACK.owner
+    res.recommendations = [
+        "Whether the workload was preempted cannot be told: no preemption was found in what could be read, but a "
+        "read that would show one failed (see the limitations). Run `workload-diagnose preempted` again once the "
+        "Run:ai API answers it; with Tier 2 access, the scheduler's events say it directly (kubectl get events -n "
+        "<namespace> --field-selector reason=Evict).",
+        f"If it was not preempted, `workload-diagnose {command_of(ANSWERS_NOT_PREEMPTED)}` on the same cluster and "
+        "workload "
+        "answers why it stopped."]
+    return limitations(Step.VERDICT, "No preemption notice was found, and the evidence that would show one was not "
+                                     "read in full: the reason is UNKNOWN, not \"not preempted\".")
 
 
 # ------------------------------------------------------------------------------------------------ diagnosed

@@ -44,6 +44,8 @@ class State(BaseModel):
     notices: list[Notice] = Field(default_factory=list)  # every preemption notice found, oldest first
     resumes: list[str] = Field(default_factory=list)  # times the workload started running again (history)
     preemptions: list[Preemption] = Field(default_factory=list)  # oldest first, each with its reason
+    # no notice found, but a read that would show one failed: whether it was preempted is not in the evidence
+    undetermined: bool = False
     limitations: Added[Limitation] = Field(default_factory=list)
     calls: Added[Call] = Field(default_factory=list)
     stop: Stop | None = None

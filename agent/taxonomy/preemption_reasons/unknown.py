@@ -1,4 +1,5 @@
-"""A preemption was reported, but no evidence says which mechanism caused it."""
+"""A preemption was reported, but no evidence says which mechanism caused it; or none was found while a read that
+would show one failed (whether it was preempted is then not in the evidence: never "not preempted")."""
 from __future__ import annotations
 
 from workload_diagnose.agent.taxonomy.preemption_record import (PreemptionContext, PreemptionReason, checkpoint)
@@ -12,5 +13,6 @@ def recommend(c: PreemptionContext) -> list[str]:
             checkpoint(c)]
 
 
-REASON = PreemptionReason("UNKNOWN", 99, "a preemption was reported but its cause is not in the evidence",
+REASON = PreemptionReason("UNKNOWN", 99, "a preemption was reported but its cause is not in the evidence, or a read "
+                                        "that would show whether one happened failed",
                           "platform", recommend)
