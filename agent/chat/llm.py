@@ -132,12 +132,20 @@ def fill(p: Parsed, kept: dict[str, str], cluster_listed: Callable[[str], bool])
     upd = {f: v for f, v in kept.items() if not getattr(p, f) and f not in ("cluster_id", "workload_id")}
     claim = kept.get("cluster_id")
     named = p.cluster_id or p.cluster_name or p.vague_cluster  # the user's own words name the cluster: no claim
-    if claim and not named and claim in p.bare_uuids and cluster_listed(claim):
+    if claim and not named and claim in p.bare_uuids and not _about_project(p) and cluster_listed(claim):
         upd["cluster_id"] = claim
         upd["bare_uuids"] = [u for u in p.bare_uuids if u != claim]
     if "cluster_id" in upd or p.cluster_id:
         upd.pop("cluster_name", None)
     return p.model_copy(update=upd)
+
+
+def _about_project(p: Parsed) -> bool:
+    """A question about a project names no workload: its one UUID is the cluster by the deterministic rules
+    (``slots.merge``), so the model's claim needs no check (and no read)."""
+    from workload_diagnose.agent.chat.handoff import subject
+
+    return bool(p.procedure) and subject(p.procedure) == "project"
 
 
 def cluster_listed(runai: Any, cluster_id: str) -> bool:
