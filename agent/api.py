@@ -84,6 +84,12 @@ def run_procedure(name: str, *, cluster_id: str | None = None, workload_id: str 
     proc = spec(name)
     if proc.kind != "runai":
         raise InvalidInput(f"procedure {name!r} does not take a Run:ai request")
+    if source is None and proc.needs:
+        from workload_diagnose.agent.sources import check_tier1
+        from workload_diagnose.tools.runai.registry import require
+
+        for capability in proc.needs:
+            require(check_tier1(tier1), capability, f"answer `{proc.command.name if proc.command else name}`")
     try:
         seconds = parse_timeout(timeout)
     except ValueError as e:

@@ -170,6 +170,24 @@ def select(suites: list[str] | None, root: Path | None = None) -> tuple[list[Sce
     return keep, skipped
 
 
+def _able(scs: list[Scenario], tier1: str) -> tuple[list[Scenario], list[dict]]:
+    """The scenarios whose procedure the ``tier1`` source can answer (``ProcedureSpec.needs`` against the source's
+    capabilities); the others are skipped with the capability named (the command refuses them in one line)."""
+    from workload_diagnose.agent.procedures import spec
+    from workload_diagnose.tools.runai.registry import spec as source_spec
+
+    caps = source_spec(tier1).capabilities
+    keep, skipped = [], []
+    for sc in scs:
+        lack = [c for c in spec(sc.procedure).needs if c not in caps]
+        if lack:
+            skipped.append({"id": sc.id, "reason": f"capability: --tier1 {tier1} does not read "
+                                                   f"{', '.join(repr(c) for c in lack)}"})
+        else:
+            keep.append(sc)
+    return keep, skipped
+
+
 def evaluate(suites: list[str] | None = None, *, faults: bool = False, jobs: int = 1, root: Path | None = None,
              fault_filter: Callable[[str, str, str], bool] | None = None,
              progress: Callable[[str], None] | None = None, tier1: str = "rest", passk: int = 0) -> tuple[dict, dict]:
@@ -179,6 +197,8 @@ def evaluate(suites: list[str] | None = None, *, faults: bool = False, jobs: int
     from workload_diagnose.evals import checks, gates
 
     scs, skipped = select(suites, root)
+    scs, unable = _able(scs, tier1)
+    skipped += unable
     refs = [f"{sc.path}::{sc.id}" if root is not None else sc.id for sc in scs]
     t0 = time.perf_counter()
     if tier1 == "mcp":
@@ -377,7 +397,9 @@ def scoreboard_text(board: dict, timings: dict) -> list[str]:
     lines = ["", f"Scoreboard — {board['scenarios']} scenarios in {len(board['suites'])} suites "
                  f"({', '.join(f'{k} {v}' for k, v in board['suites'].items())})"]
     if board["skipped"]:
-        lines.append(f"  skipped: {len(board['skipped'])} Tier-2 scenarios (replayed by tests/k8s)")
+        t2 = sum(1 for x in board["skipped"] if x["reason"].startswith("tier2"))
+        lines.append(f"  skipped: {t2} Tier-2 scenarios (replayed by tests/k8s), {len(board['skipped']) - t2} "
+                     "whose procedure needs a capability this source does not read")
     lines += [f"  verdict accuracy      {_pct(a['verdict'])}",
               f"    outcome {_pct(a['outcome'])} · category {_pct(a['category'])} · route {_pct(a['route'])}",
               f"  recurrence counts     {_pct(a['recurrence'])}",

@@ -116,6 +116,9 @@ class ProcedureSpec:
     tool: Tool | None = None
     eval_cases: bool = False  # scenarios may name it (``case.json`` "procedure"): the eval runner runs them
     chat: Chat | None = None  # how the chat offers it (intents, routes it answers, subject): see the docstring
+    # the source capabilities it reads beyond the six skill reads (``tools.runai.source.CAPABILITIES``): a source
+    # without one is refused in one line before anything is read, and the eval does not score it there
+    needs: tuple[str, ...] = ()
 
     def build_graph(self) -> Any:
         return load(self.graph)()

@@ -34,6 +34,7 @@ SPEC = ProcedureSpec(
                           "GPUs) with their owner, the failed-workload diagnosis's categories, the quota per node "
                           "pool, and the exact command that answers each item. Reads only."),
     eval_cases=True,
+    needs=("fleet",),  # a project's listing; quota ("projects") is read when the source has it, else a limitation
     chat=Chat(
         topic="how {name} is doing",
         subject="project",

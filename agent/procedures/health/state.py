@@ -4,7 +4,7 @@ List fields that several nodes add to are reducer fields (``Added``): a node ret
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -50,13 +50,20 @@ class HealthRequest(DiagnosisRequest):
 
 def health_request(cluster_id: str | None = None, project: str | None = None, department: str | None = None,
                    lookback: str = "7d", now: str | None = None,
-                   max_diagnoses: int = DEFAULT_MAX_DIAGNOSES) -> HealthRequest:
+                   max_diagnoses: Annotated[int, Field(ge=0, le=MAX_DIAGNOSES)] = DEFAULT_MAX_DIAGNOSES
+                   ) -> HealthRequest:
     """The procedure's parameters (its HTTP body and MCP tool): every problem is one ``InvalidInput`` line, before
     any read. ``cluster_id``: the cluster's UUID; ``project`` or ``department``: the scope, by exact name;
     ``lookback``: how far back a failure is recent (90m, 36h, 7d, 2w); ``now``: ISO 8601 to pin the clock;
     ``max_diagnoses``: per-workload diagnoses at most (0–50)."""
     base = build_request(cluster_id=cluster_id, project=project, lookback=lookback, now=now)
     return HealthRequest.model_validate({**dict(base), **scope_fields(project, department, max_diagnoses)})
+
+
+# the body's JSON Schema (the HTTP route documents it): a project or a department, never both
+health_request.json_schema = {  # type: ignore[attr-defined]
+    "not": {"required": ["project", "department"],
+            "properties": {"project": {"type": "string"}, "department": {"type": "string"}}}}
 
 
 def scope_fields(project: str | None, department: str | None, max_diagnoses: Any) -> dict:

@@ -30,6 +30,25 @@ def build(caller: Callable[..., Any]) -> APIRouter:
     return router
 
 
+def _field(name: str, annotation: Any, default: Any) -> tuple[Any, Any]:
+    """A parameter as a body field documented with what the request's rules enforce: a workload option's own
+    constraints (``DiagnosisBody``), else a name's pattern for a text; the parameter's default kept."""
+    from copy import copy
+
+    from pydantic import Field
+
+    from workload_diagnose.agent.service.models import NAME_PATTERN
+
+    shared = DiagnosisBody.model_fields.get(name)
+    if shared is not None:
+        info = copy(shared)
+        info.default = default
+        return annotation, info
+    if annotation in (str, str | None):
+        return annotation, Field(default, max_length=253, pattern=NAME_PATTERN)
+    return annotation, default
+
+
 def params_body(spec: ProcedureSpec) -> tuple[type, Callable[[Any], Any]]:
     """The body model of a procedure's route and how a body becomes its request: ``DiagnosisBody`` for the shared
     workload options, else a model of its ``params`` function's parameters (extra fields refused)."""
@@ -37,11 +56,25 @@ def params_body(spec: ProcedureSpec) -> tuple[type, Callable[[Any], Any]]:
         return DiagnosisBody, lambda body: spec.as_input(body.to_request())
     build = load(spec.params)
     sig = inspect.signature(build, eval_str=True)
-    fields = {name: (p.annotation, p.default) for name, p in sig.parameters.items()}
-    model = create_model(f"{spec.name.title().replace('_', '')}Body", __config__=ConfigDict(extra="forbid"),
+    fields = {name: _field(name, p.annotation, p.default) for name, p in sig.parameters.items()}
+    extra = getattr(build, "json_schema", None)  # cross-field rules the parameters state (e.g. one scope, not two)
+    model = create_model(f"{spec.name.title().replace('_', '')}Body",
+                         __config__=ConfigDict(extra="forbid", json_schema_extra=extra),
                          **fields)  # type: ignore[call-overload]
     model.__doc__ = (build.__doc__ or "").split("\n\n")[0]
-    return model, lambda body: build(**body.model_dump())
+
+    def to_request(body: Any) -> Any:
+        """The request, or the parameters' one-line error as the documented 422 body (a validation error list)."""
+        from fastapi.exceptions import RequestValidationError
+
+        from workload_diagnose.tools.runai import InvalidInput
+
+        try:
+            return build(**body.model_dump())
+        except InvalidInput as e:
+            raise RequestValidationError([{"loc": ("body",), "msg": str(e), "type": "value_error"}]) from None
+
+    return model, to_request
 
 
 def _add(router: APIRouter, spec: ProcedureSpec, caller: Callable[..., Any]) -> None:
