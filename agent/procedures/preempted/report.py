@@ -52,8 +52,8 @@ def build_result(state: State, ctx: Context) -> PreemptionResult:
 
 # ------------------------------------------------------------------------------------------------ undetermined
 def _undetermined(res: PreemptionResult, state: State) -> list[Limitation]:
-    """No preemption notice, but the events or the history could not be read: the reason is UNKNOWN (which reads
-    failed is in the limitations), and what to do is to read them again, never to treat it as not preempted."""
+    """No preemption notice, but the events or the history could not be read: the reason is the fallback one
+    (which reads failed is in the limitations), and what to do is to read them again, never "not preempted"."""
     res.reason, res.owner = FALLBACK.name, FALLBACK.owner
     res.recommendations = [
         "Whether the workload was preempted cannot be told: no preemption was found in what could be read, but a "
@@ -61,10 +61,9 @@ def _undetermined(res: PreemptionResult, state: State) -> list[Limitation]:
         "Run:ai API answers it; with Tier 2 access, the scheduler's events say it directly (kubectl get events -n "
         "<namespace> --field-selector reason=Evict).",
         f"If it was not preempted, `workload-diagnose {command_of(ANSWERS_NOT_PREEMPTED)}` on the same cluster and "
-        "workload "
-        "answers why it stopped."]
+        "workload answers why it stopped."]
     return limitations(Step.VERDICT, "No preemption notice was found, and the evidence that would show one was not "
-                                     "read in full: the reason is UNKNOWN, not \"not preempted\".")
+                                     f"read in full: the reason is {FALLBACK.name}, not \"not preempted\".")
 
 
 # ------------------------------------------------------------------------------------------------ diagnosed
