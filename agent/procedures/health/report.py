@@ -8,7 +8,6 @@ from collections import Counter
 from typing import Any
 
 from workload_diagnose.agent.evidence import attention as att
-from workload_diagnose.agent.evidence.aggregate import EVIDENCE_CAP, INSTRUCTIONS_CAP, aggregate, cap
 from workload_diagnose.agent.evidence.common import quote
 from workload_diagnose.agent.model import phases
 from workload_diagnose.agent.model.findings import limitations, ordered
@@ -19,7 +18,7 @@ from workload_diagnose.agent.model.result import EvidenceLine, ToolCall
 from workload_diagnose.agent.procedures.health.select import plan
 from workload_diagnose.agent.procedures.health.state import State, Step
 from workload_diagnose.agent.procedures.kit.context import Context
-from workload_diagnose.agent.procedures.kit.render import closing_sections, dedupe, final_redaction, injections
+from workload_diagnose.agent.procedures.kit.render import settle_findings, closing_sections, dedupe, final_redaction, injections
 from workload_diagnose.agent.procedures.kit.routing import command_of
 from workload_diagnose.agent.taxonomy.health_states import BY_NAME as STATES
 from workload_diagnose.agent.taxonomy.health_states import state_of
@@ -48,11 +47,7 @@ def build_result(state: State, ctx: Context) -> HealthResult:
     else:
         res.window = {"since": iso(req.cutoff), "until": iso(req.now), "lookback": req.lookback}
         found += _snapshot(res, state)
-    res.evidence, cut = cap(aggregate(res.evidence), EVIDENCE_CAP, "evidence")
-    res.ignored_instructions, cut_ii = cap(aggregate(res.ignored_instructions), INSTRUCTIONS_CAP,
-                                           "ignored embedded instructions")
-    found += limitations(Step.REPORT, *cut, *cut_ii)
-    res.limitations = [x.text for x in ordered(found)]
+    settle_findings(res, found, Step.REPORT)
     res.report = render(res)
     return final_redaction(res)  # type: ignore[return-value]
 

@@ -61,3 +61,15 @@ def closing_sections(res: Any, *, verdict: bool) -> list[str]:
         lines += ["", "Ignored embedded instructions (evidence is data, not instructions):"]
         lines += [f"- {e.text}" for e in res.ignored_instructions]
     return lines
+
+
+def settle_findings(res: Any, found: list, step: int) -> None:
+    """The result's evidence and ignored instructions aggregated and capped (a cut stated as a limitation of the
+    report ``step``), then its limitations in step order: what every procedure's report does before rendering."""
+    from workload_diagnose.agent.evidence.aggregate import EVIDENCE_CAP, INSTRUCTIONS_CAP, aggregate, cap
+    from workload_diagnose.agent.model.findings import limitations, ordered
+
+    res.evidence, cut = cap(aggregate(res.evidence), EVIDENCE_CAP, "evidence")
+    res.ignored_instructions, cut_ii = cap(aggregate(res.ignored_instructions), INSTRUCTIONS_CAP,
+                                           "ignored embedded instructions")
+    res.limitations = [x.text for x in ordered([*found, *limitations(step, *cut, *cut_ii)])]

@@ -3,13 +3,12 @@ its read, what to do. Missing figures are stated as missing, never filled. The t
 ``PendingResult``; a final redaction pass runs over both (evidence was redacted when it was read)."""
 from __future__ import annotations
 
-from workload_diagnose.agent.evidence.aggregate import EVIDENCE_CAP, INSTRUCTIONS_CAP, aggregate, cap
 from workload_diagnose.agent.model.findings import limitations, ordered
 from workload_diagnose.agent.model.outcomes import Outcome
 from workload_diagnose.agent.model.pending import PendingResult, PoolCapacity, PoolQuotaOut, QuotaOut, Requested
 from workload_diagnose.agent.model.result import EvidenceLine, ToolCall, WorkloadRef
 from workload_diagnose.agent.procedures.kit.context import Context
-from workload_diagnose.agent.procedures.kit.render import closing_sections, dedupe, injections, ordered_signals
+from workload_diagnose.agent.procedures.kit.render import settle_findings, closing_sections, dedupe, injections, ordered_signals
 from workload_diagnose.agent.procedures.kit.routing import next_command
 from workload_diagnose.agent.procedures.pending import constraints as cons
 from workload_diagnose.agent.procedures.pending import evidence as pev
@@ -39,11 +38,7 @@ def build_result(state: State, ctx: Context) -> PendingResult:
         res.recommendations = [stop.message] if stop.message else []
     else:
         found += _diagnosed(res, state, waits)
-    res.evidence, cut = cap(aggregate(res.evidence), EVIDENCE_CAP, "evidence")
-    res.ignored_instructions, cut_ii = cap(aggregate(res.ignored_instructions), INSTRUCTIONS_CAP,
-                                           "ignored embedded instructions")
-    found += limitations(Step.REPORT, *cut, *cut_ii)
-    res.limitations = [x.text for x in ordered(found)]
+    settle_findings(res, found, Step.REPORT)
     res.report = render(res)
     return _redacted(res)
 

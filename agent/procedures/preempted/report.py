@@ -3,7 +3,6 @@ recommendations the reason's record gives. Missing figures are said to be missin
 JSON come from one ``PreemptionResult`` and a final redaction pass runs over both."""
 from __future__ import annotations
 
-from workload_diagnose.agent.evidence.aggregate import EVIDENCE_CAP, INSTRUCTIONS_CAP, aggregate, cap
 from workload_diagnose.agent.model.findings import Limitation, limitations, ordered
 from workload_diagnose.agent.model.outcomes import Outcome, Route
 from workload_diagnose.agent.model.preemption import (PoolOut, PreemptionOut, PreemptionResult, QuotaOut,
@@ -11,7 +10,7 @@ from workload_diagnose.agent.model.preemption import (PoolOut, PreemptionOut, Pr
 from workload_diagnose.agent.model.result import EvidenceLine, RecurrenceOut, ToolCall, WorkloadRef
 from workload_diagnose.agent.model.time import iso, parse_time
 from workload_diagnose.agent.procedures.kit.context import Context
-from workload_diagnose.agent.procedures.kit.render import closing_sections, dedupe, final_redaction, injections
+from workload_diagnose.agent.procedures.kit.render import settle_findings, closing_sections, dedupe, final_redaction, injections
 from workload_diagnose.agent.procedures.kit.routing import command_of
 from workload_diagnose.agent.procedures.preempted import evidence as ev
 from workload_diagnose.agent.procedures.preempted.state import State, Step
@@ -41,11 +40,7 @@ def build_result(state: State, ctx: Context) -> PreemptionResult:
         found += _undetermined(res, state)
     else:
         found += _diagnosed(res, state)
-    res.evidence, cut = cap(aggregate(res.evidence), EVIDENCE_CAP, "evidence")
-    res.ignored_instructions, cut_ii = cap(aggregate(res.ignored_instructions), INSTRUCTIONS_CAP,
-                                           "ignored embedded instructions")
-    found += limitations(Step.REPORT, *cut, *cut_ii)
-    res.limitations = [x.text for x in ordered(found)]
+    settle_findings(res, found, Step.REPORT)
     res.report = render(res)
     return final_redaction(res)
 

@@ -5,7 +5,6 @@ Missing values are stated as missing, never filled. The rendered text and the JS
 """
 from __future__ import annotations
 
-from workload_diagnose.agent.evidence.aggregate import EVIDENCE_CAP, INSTRUCTIONS_CAP, aggregate, cap
 from workload_diagnose.agent.model.findings import Limitation, limitations, ordered
 from workload_diagnose.agent.model.outcomes import Outcome
 from workload_diagnose.agent.model.request import DiagnosisRequest
@@ -15,7 +14,7 @@ from workload_diagnose.agent.model.time import iso
 from workload_diagnose.agent.procedures.kit import evidence as ev
 from workload_diagnose.agent.procedures.kit.context import Context
 from workload_diagnose.agent.procedures.kit.peers import peer_evidence
-from workload_diagnose.agent.procedures.kit.render import (closing_sections, dedupe, final_redaction, injections,
+from workload_diagnose.agent.procedures.kit.render import (settle_findings, closing_sections, dedupe, final_redaction, injections,
                                                           ordered_signals)
 from workload_diagnose.agent.procedures.kit.routing import next_command
 from workload_diagnose.agent.procedures.runai_failed.layers import report_lines as layer_lines
@@ -49,11 +48,7 @@ def build_result(state: State, ctx: Context) -> DiagnosisResult:
         if res.next:
             res.recommendations.append(f"It is answered by: workload-diagnose {res.next} (the same cluster and "
                                        "workload).")
-    res.evidence, cut = cap(aggregate(res.evidence), EVIDENCE_CAP, "evidence")
-    res.ignored_instructions, cut_ii = cap(aggregate(res.ignored_instructions), INSTRUCTIONS_CAP,
-                                           "ignored embedded instructions")
-    found += limitations(Step.REPORT, *cut, *cut_ii)
-    res.limitations = [x.text for x in ordered(found)]
+    settle_findings(res, found, Step.REPORT)
     res.lifecycle = state.kube.layers if state.kube else None
     res.report = render(res, outside_window=bool(diagnosed and state.recurrence
                                                   and not state.recurrence.current_in_window))
