@@ -85,6 +85,7 @@ class HealthResult(BaseModel):
     outcome: str  # diagnosed | needs_input
     state: str | None = None  # HEALTHY | NEEDS_ATTENTION | DEGRADED | UNDETERMINED (when diagnosed)
     route: str | None = None
+    workload: None = None  # the shared core field: a snapshot is about a scope, never one workload (always null)
     scope: ScopeOut | None = None
     window: dict[str, str] | None = None  # the lookback: since, until
     counts: dict[str, int] | None = None  # listed workloads by phase (None: the listing was not read)
