@@ -73,6 +73,9 @@ def reads_for(source: str, calls: Iterable[Any], reads: list[Read]) -> list[Read
     from workload_diagnose.evals.faultmatrix import endpoint_of
 
     out: list[Read] = []
+    calls = list(calls)
+    if source == "get_workload_status":
+        out += _stood_in(calls, reads)
     for c in calls:
         if c.tool != source:
             continue
@@ -84,6 +87,18 @@ def reads_for(source: str, calls: Iterable[Any], reads: list[Read]) -> list[Read
             eps = TOOL_ENDPOINTS.get(source, ())
             out += [r for r in reads if not r.kube and endpoint_of(r.method, r.uri.split("?", 1)[0]) in eps]
     return list(dict.fromkeys(out))
+
+
+def _stood_in(calls: list[Any], reads: list[Read]) -> list[Read]:
+    """The listing reads, when a workload's status was read as its events alone: the listed object stood in for
+    ``GET /api/v1/workloads/{id}`` (``tools.runai.fleet.STANDS_IN_PHASES``, in a triage or a health snapshot)."""
+    mine = [c.request or "" for c in calls if c.tool == "get_workload_status"]
+    ids = {m.group(1) for r in mine if (m := re.match(r"^GET /api/v1/workloads/([^/?\s]+)/events", r))}
+    if not any(f"GET /api/v1/workloads/{i}" not in {r.split("?", 1)[0] for r in mine} for i in ids):
+        return []
+    lists = {unquote(c.request.split(" ", 1)[1]) for c in calls
+             if c.tool == "list_workloads" and re.match(r"^GET /api/v1/workloads\?", c.request or "")}
+    return [r for r in reads if not r.kube and r.method == "GET" and unquote(r.uri) in lists]
 
 
 def _kubectl_ids(cmd: str) -> list[str]:

@@ -2,10 +2,11 @@
 ``--json`` contract, structurally, and the fewest reads its rules need on a scenario's path.
 
 The minimum is derived from the world and the taxonomy's attention rules (``agent/taxonomy/attention_rules``),
-not from what the agent did: one listing of the scope (every page of 500), the project's quota (a project scope),
-and, for each listed workload whose first attention rule needs a verdict, at most ``max_diagnoses`` of them, the
-status read every per-workload diagnosis makes first (the workload and its events; the workload alone when the
-world makes that read fail).
+not from what the agent did: one listing of the scope (every page of 500; one more when the pages name the same
+``next`` again), the project's quota (a project scope), and, for each listed workload whose first attention rule
+needs a verdict, at most ``max_diagnoses`` of them, the minimum of the procedure that answers it (its own rules,
+run by the workload's id) less the reads the snapshot shares with it: the single-workload read where the listed
+object stands in (``tools.runai.fleet.STANDS_IN_PHASES``) and the project's quota.
 """
 from __future__ import annotations
 
@@ -58,11 +59,20 @@ def _fails(world: dict, path: str) -> bool:
                f.get("kind", "status") == "status" for f in world.get("faults") or [])
 
 
+def _repeats(world: dict, path: str) -> bool:
+    """A fault whose pages name the same ``next`` again: the repeat is seen only on the page read after it."""
+    return any(re.search(f.get("path", ""), path) and f.get("times", 1) != 0 and f.get("kind") == "next_repeats"
+               for f in world.get("faults") or [])
+
+
 def health_minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
     from workload_diagnose.agent.evidence import attention as att
     from workload_diagnose.agent.model.time import parse_lookback, parse_time
     from workload_diagnose.agent.procedures.health.state import DEFAULT_MAX_DIAGNOSES
+    from workload_diagnose.evals.checks import minimum_calls
+    from workload_diagnose.evals.scenarios import CaseArgs, Expected
     from workload_diagnose.evals.simulator import complete_workload
+    from workload_diagnose.tools.runai.fleet import STANDS_IN_PHASES
     from workload_diagnose.tools.runai.models import Workload
 
     a = sc.args
@@ -71,7 +81,8 @@ def health_minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
     listed = [complete_workload(w) for w in world.get("workloads") or []]
     listed = [w for w in listed if w.get("clusterId") == a.cluster_id and
               (w.get("projectName") == a.project if a.project else w.get("departmentName") == a.department)]
-    calls = {"list_workloads": max(1, math.ceil(len(listed) / LIST_PAGE))}
+    pages = max(1, math.ceil(len(listed) / LIST_PAGE))
+    calls = {"list_workloads": pages + 1 if _repeats(world, "/api/v1/workloads") else pages}
     if a.project:
         calls["find_project"] = 1
     if _fails(world, "/api/v1/workloads"):
@@ -84,8 +95,23 @@ def health_minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
         w = Workload.model_validate(raw)
         rules = att.candidates(w, now, cutoff)
         if rules and rules[0].diagnose:
-            needing.append(w)
-    status = sum(1 if _fails(world, f"/api/v1/workloads/{w.id}") else 2 for w in needing[:limit])
-    if status:
-        calls["get_workload_status"] = status
-    return calls
+            needing.append((w, rules[0]))
+    for w, rule in needing[:limit]:
+        # the answering procedure's own minimum for this workload, by its id, less what the snapshot shares:
+        # the single-workload read when the listed object stands in, the project's quota when it was read
+        sub = sc.model_copy(update={
+            "procedure": rule.answered_by, "expected": Expected(outcome="diagnosed"),
+            "args": CaseArgs(cluster_id=a.cluster_id, workload_id=w.id, intent=rule.intent, lookback=a.lookback,
+                             now=a.now)})
+        stands_in = (w.phase or "").lower() in STANDS_IN_PHASES
+        if not stands_in and _fails(world, f"/api/v1/workloads/{w.id}"):
+            own = {"get_workload_status": 1}  # the read the diagnosis cannot go on without: it ends there
+        else:
+            own = minimum_calls(sub, world)
+        if stands_in and own.get("get_workload_status", 0) >= 2:
+            own["get_workload_status"] -= 1
+        if a.project and w.projectName == a.project:
+            own.pop("find_project", None)
+        for tool, n in own.items():
+            calls[tool] = calls.get(tool, 0) + n
+    return {k: v for k, v in calls.items() if v}

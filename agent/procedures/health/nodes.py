@@ -17,7 +17,7 @@ from workload_diagnose.agent.procedures.health.select import plan
 from workload_diagnose.agent.procedures.health.state import Diagnosed, State, Step
 from workload_diagnose.agent.procedures.kit.context import Context
 from workload_diagnose.agent.procedures.kit.lookup import end
-from workload_diagnose.tools.base import ErrorKind, ToolStatus
+from workload_diagnose.tools.base import ErrorKind, ToolResult, ToolStatus
 from workload_diagnose.tools.runai import ApiAuthError, ApiUnavailable, InvalidInput
 from workload_diagnose.tools.runai.source import FleetSource, ProjectSource
 from workload_diagnose.tools.timeutil import iso
@@ -122,7 +122,7 @@ def diagnose(state: State, runtime: Runtime[Context]) -> dict:
         if len(done) >= req.max_diagnoses:
             skipped.append(w.id)
             continue
-        d, cs, notes = _one(ctx, req, w, rule)
+        d, cs, notes = _one(ctx, req, w, rule, state.quota)
         done.append(d)
         calls += cs
         lims += [f"{w.name or w.id} ({rule.answered_by} diagnosis): {n}" for n in notes]
@@ -134,13 +134,38 @@ _READ_NOTE = re.compile(r"\b(?:get_workload_\w+|list_workloads|find_project)\b|\
 READ_NOTES_SHOWN = 3  # per diagnosis
 
 
-class _Recorded:
-    """The run's Run:ai source, recording every read a per-workload diagnosis makes (also the one that ended it:
-    a diagnosis that cannot finish still made it)."""
+class _Shared:
+    """The run's Run:ai source as ONE per-workload diagnosis sees it. What this snapshot already read answers the
+    diagnosis's same read (as in triage, ``tools.runai.fleet``): the listed workload stands in for the
+    single-workload read when its phase is one the listing describes in full (``STANDS_IN_PHASES``: only its
+    events are read), and the project's quota read (whatever it answered) for the same project. Every read the
+    diagnosis does make is recorded, also the one that ended it: a diagnosis that cannot finish still made it."""
 
-    def __init__(self, inner: object):
+    def __init__(self, inner: object, listed: object, quota: ToolResult | None, cluster_id: str | None,
+                 project: str | None):
+        from workload_diagnose.tools.runai.fleet import STANDS_IN_PHASES
+
         self._inner = inner
+        self._listed = listed if (getattr(listed, "phase", None) or "").lower() in STANDS_IN_PHASES and \
+            hasattr(inner, "get_listed_workload_status") else None
+        self._quota = quota if quota is not None and project else None
+        self._scope = (cluster_id, project)
         self.calls: list = []
+
+    def _record(self, r):
+        if hasattr(r, "invocations"):
+            self.calls += calls_of(r, Step.DIAGNOSE)
+        return r
+
+    def get_workload_status(self, workload_id: str, *, cutoff=None):
+        if self._listed is not None and self._listed.id == workload_id:
+            return self._record(self._inner.get_listed_workload_status(self._listed, cutoff=cutoff))
+        return self._record(self._inner.get_workload_status(workload_id, cutoff=cutoff))
+
+    def find_project(self, *, cluster_id: str, name: str):
+        if self._quota is not None and (cluster_id, name) == self._scope:
+            return self._quota.model_copy(update={"invocations": []})  # read once, by the snapshot
+        return self._record(self._inner.find_project(cluster_id=cluster_id, name=name))
 
     def __getattr__(self, name: str):
         attr = getattr(self._inner, name)
@@ -148,17 +173,15 @@ class _Recorded:
             return attr
 
         def read(*args, **kw):
-            r = attr(*args, **kw)
-            if hasattr(r, "invocations"):
-                self.calls += calls_of(r, Step.DIAGNOSE)
-            return r
+            return self._record(attr(*args, **kw))
 
         return read
 
 
-def _one(ctx: Context, req, w, rule) -> tuple[Diagnosed, list, list[str]]:
+def _one(ctx: Context, req, w, rule, quota: ToolResult | None) -> tuple[Diagnosed, list, list[str]]:
     """One per-workload diagnosis through the registry (``agent.procedures.run``: procedures never import each
-    other), by the workload's id, with this run's sources; its reads are this snapshot's too."""
+    other), by the workload's id, with this run's sources and what the snapshot already read; its reads are this
+    snapshot's too."""
     from dataclasses import replace
 
     from workload_diagnose.agent.model.findings import Call
@@ -166,7 +189,7 @@ def _one(ctx: Context, req, w, rule) -> tuple[Diagnosed, list, list[str]]:
     from workload_diagnose.agent.procedures import run, spec
 
     ctx.step(f"{rule.answered_by} {w.name or w.id}")
-    source = _Recorded(ctx.runai)
+    source = _Shared(ctx.runai, w, quota, req.cluster_id, req.project)
     try:
         sub = spec(rule.answered_by).as_input(build_request(
             cluster_id=req.cluster_id, workload_id=w.id, intent=rule.intent, lookback=req.lookback,
