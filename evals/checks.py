@@ -358,7 +358,7 @@ def minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
     if sc.procedure == "health":
         from workload_diagnose.evals.health_checks import health_minimum_calls
 
-        return health_minimum_calls(sc, world)
+        return health_minimum_calls(sc, world, minimum_calls)
     a, e = sc.args, sc.expected
     calls: dict[str, int] = {}
     if not a.complete:

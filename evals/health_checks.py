@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, Callable
 
 from workload_diagnose.evals.scenarios import Scenario
 
@@ -65,11 +65,12 @@ def _repeats(world: dict, path: str) -> bool:
                for f in world.get("faults") or [])
 
 
-def health_minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
+def health_minimum_calls(sc: Scenario, world: dict, minimum_of: Callable[[Scenario, dict], dict[str, int]]) \
+        -> dict[str, int]:
+    """``minimum_of``: any procedure's minimum (``evals.checks.minimum_calls``), for the per-workload diagnoses."""
     from workload_diagnose.agent.evidence import attention as att
     from workload_diagnose.agent.model.time import parse_lookback, parse_time
     from workload_diagnose.agent.procedures.health.state import DEFAULT_MAX_DIAGNOSES
-    from workload_diagnose.evals.checks import minimum_calls
     from workload_diagnose.evals.scenarios import CaseArgs, Expected
     from workload_diagnose.evals.simulator import complete_workload
     from workload_diagnose.tools.runai.fleet import STANDS_IN_PHASES
@@ -107,7 +108,7 @@ def health_minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
         if not stands_in and _fails(world, f"/api/v1/workloads/{w.id}"):
             own = {"get_workload_status": 1}  # the read the diagnosis cannot go on without: it ends there
         else:
-            own = minimum_calls(sub, world)
+            own = minimum_of(sub, world)
         if stands_in and own.get("get_workload_status", 0) >= 2:
             own["get_workload_status"] -= 1
         if a.project and w.projectName == a.project:
