@@ -67,10 +67,20 @@ def test_bundled_suite_scores_100_percent_on_replay(scored):
     assert set(board["xfail"]) | set(board["xpass"]) == marked
 
 
+# a selection with paging worlds, hostile evidence, the largest world and per-workload diagnoses (health)
+SAME_BYTES = ["core", "health", "option-b"]
+
+
 def test_the_same_suite_gives_the_same_json_bytes(scored):
+    """The same selection gives the same bytes in one process and in worker processes, and each scenario's record
+    is the one the whole suite (two workers) gave it."""
     board, timings = scored
-    again, timings2 = evaluate(None, jobs=1)
-    assert scoreboard_json(board) == scoreboard_json(again)
+    one, _ = evaluate(SAME_BYTES, jobs=1)
+    two, _ = evaluate(SAME_BYTES, jobs=2)
+    assert scoreboard_json(one) == scoreboard_json(two)
+    whole = {r["id"]: r for r in board["results"]}
+    assert one["results"] and all(json.dumps(r, sort_keys=True) == json.dumps(whole[r["id"]], sort_keys=True)
+                                  for r in one["results"])
     assert "replay" in timings and "_seconds" not in scoreboard_json(board)
 
 
