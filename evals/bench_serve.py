@@ -357,7 +357,7 @@ def item_serve(ctx: Ctx) -> dict:
     res = run_load(GOAL_CLIENTS, workers=WORKERS, seconds=seconds, warmup_s=1.5 if ctx.quick else 2.0)
     res["loadavg"] = f"{load_before} → {_loadavg()}"
     ok = res["rps"] >= GOAL_RPS and res["p99_s"] < GOAL_P99_S and res["errors"] == 0
-    rows = [row(f"serve: ≥ {GOAL_RPS:.0f} diagnoses/s, p99 < {GOAL_P99_S:.0f} s, 0 errors at {GOAL_CLIENTS} clients "
+    rows = [row(f"serve: ≥ {GOAL_RPS:.0f} diagnoses/s, p99 < {GOAL_P99_S:g} s, 0 errors at {GOAL_CLIENTS} clients "
                 f"({DELAY_MS} ms per Run:ai request)",
                 f"{res['rps']:.1f}/s, p50 {ms(res['p50_s'])}, p99 {ms(res['p99_s'])}, {res['errors']} errors "
                 f"({res['answered']} answers in {res['wall_s']:.1f} s, serve --workers {WORKERS}, load average "
