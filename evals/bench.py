@@ -33,7 +33,7 @@ MISS, 1 only when the bench itself failed):
 8. ``triage``        fleet triage of 2,000 failed workloads over 40 nodes at 20 ms per request (``evals.bench_triage``).
 9. ``serve``         K = 32 concurrent clients against ``workload-diagnose serve`` + the simulator (50 ms per request):
                      diagnoses/s, p50/p99, errors, CPU per diagnosis of each process (``evals.bench_serve``);
-                     target ≥ 50 diagnoses/s with p99 < 1 s and 0 errors.
+                     target ≥ 200 diagnoses/s with p99 < 0.5 s and 0 errors (``evals.bench_serve.GOAL_*``).
 
 Published LLM-loop agents take 27–139 s and $0.11–0.25 per investigation; the ratios are printed against that.
 """

@@ -302,3 +302,34 @@ def test_ask_verbose_and_yaml(sim, tmp_path):
     assert yaml.safe_load(r.stdout)["diagnosis"]["category"] == "OOM_KILLED"
     shown = [x for x in r.stderr.splitlines() if x.startswith("workload-diagnose: GET ")]
     assert shown and all(REQUEST_LINE.match(x) for x in shown), r.stderr
+
+
+def test_a_cluster_name_two_clusters_share_is_one_line_naming_both_never_a_guess():
+    """Two clusters with the same exact name: ``failed`` and ``triage`` stop in one line (exit 2) that names both
+    UUIDs, after the cluster list and before any workload read."""
+    from tests.chat.worlds import CL, NEW, OTHER_CL, chat_world
+
+    world = chat_world(clusters=[{"uuid": CL, "name": "gpu-east"}, {"uuid": OTHER_CL, "name": "gpu-east"}])
+    with running_simulator(world) as s:
+        for args in (["failed", "--cluster-id", "gpu-east", "--workload-id", NEW, "--no-kube"],
+                     ["triage", "--cluster-id", "gpu-east", "--no-kube", "--json"]):
+            r = run(args, _creds(s))
+            assert r.returncode == 2 and r.stdout == "", (args, r.stdout, r.stderr)
+            assert r.stderr == (f"workload-diagnose: error: 2 clusters are named 'gpu-east' ({CL}, {OTHER_CL}): "
+                                "give the cluster's UUID\n"), args
+        assert [p for _, p in s.requests if p != "/api/v1/token"] == ["/api/v1/clusters", "/api/v1/clusters"]
+
+
+def test_the_commands_the_docs_say_have_verbose_are_exactly_those_that_have_it():
+    """docs/commands.md names the commands with -v/--verbose; each has it, and every other product command is a
+    server or the simulator (serve logs each request in its access log)."""
+    from pathlib import Path
+
+    text = " ".join((Path(__file__).resolve().parents[1] / "docs" / "commands.md").read_text().split())
+    m = re.search(r"Every command that answers a question \(([^)]+)\) has `-v`/`--verbose`", text)
+    assert m, "the Conventions sentence on -v changed: update this test"
+    named = re.findall(r"`([a-z-]+)`", m.group(1))
+    has_v = {c for c in _all_commands() if re.search(r"(^|\s)-v(\s|,|$)", invoke([c, "--help"]).output, re.M)}
+    assert set(named) <= has_v, set(named) - has_v
+    developer = {"demo", "eval", "record", "guardrails-report", "bench"}
+    assert set(_all_commands()) - set(named) - developer == {"serve", "mcp", "simulate"}

@@ -158,7 +158,7 @@ def test_the_exit_code_table_is_the_codes_table():
     assert "needs_input" in table[errors.EXIT_NEEDS_INPUT] and "Ctrl-C" in table[interrupted]
     # the same codes, in the same order, in what --help says
     assert re.findall(r"(?<![\w-])(\d+) ", errors.EXIT_HELP) == [str(c) for c in sorted(table)]
-    assert "serve` exits 1 when its port is taken" in _section("Exit codes")
+    assert "`serve` and `mcp --transport streamable-http` exit 1\nwhen their port is taken" in _section("Exit codes")
     assert "fail(str(e), 1)" in (REPO / "agent/entrypoints/serve_cmd.py").read_text()
 
 

@@ -112,3 +112,16 @@ def test_mcp_over_streamable_http(sim, scenarios):
     finally:
         proc.terminate()
         proc.wait(15)
+
+
+def test_streamable_http_on_a_taken_port_is_one_line_exit_1_before_it_says_it_listens(sim):
+    """As ``serve``: the port is bound before the "streamable HTTP on" line, and a port another process listens on
+    is one line and exit 1 (not uvicorn's log lines and its exit 3, which the CLI's table calls 'API unreachable')."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        p = subprocess.run(EXE + ["--transport", "streamable-http", "--port", str(port)], env=_env(sim),
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1 and p.stdout == "", (p.returncode, p.stdout, p.stderr)
+    assert p.stderr == f"workload-diagnose: error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
