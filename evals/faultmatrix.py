@@ -24,6 +24,8 @@ from workload_diagnose.evals.scenarios import Scenario
 
 HOLD = 0.3  # the simulator holds a timed-out response this long ...
 READ_TIMEOUT = 0.08  # ... and the client gives up after this long (only on the faulted endpoint; localhost ~2 ms)
+HOLD_BIG, READ_TIMEOUT_BIG = 1.5, 0.75  # ... the same for a listing page of more than BIG_LISTING workloads
+BIG_LISTING = 100
 MAX_ATTEMPTS, MAX_PAGES = 3, 20  # tools.runai.RunaiClient defaults
 
 ENDPOINTS: dict[str, tuple[str, str]] = {

@@ -95,8 +95,11 @@ class FaultPlan:
         self._lock = threading.Lock()
 
     def match(self, method: str, path: str, query: str = "") -> Fault | None:
+        """The fault that answers this request: one that replaces the answer (a status, a timeout, a broken body)
+        before one that damages a real answer (POST_KINDS): a server that fails a request sends no page to damage.
+        Otherwise the first that matches, in the plan's order."""
         with self._lock:
-            for f in self.faults:
+            for f in sorted(self.faults, key=lambda f: f.kind in POST_KINDS):
                 if f.method.upper() == method.upper() and f.rx.search(path) and \
                         (f.qrx is None or f.qrx.search(query or "")) and (f.times < 0 or f.fired < f.times):
                     f.fired += 1

@@ -106,7 +106,8 @@ def health_minimum_calls(sc: Scenario, world: dict, minimum_of: Callable[[Scenar
                              now=a.now)})
         stands_in = (w.phase or "").lower() in STANDS_IN_PHASES
         if not stands_in and _fails(world, f"/api/v1/workloads/{w.id}"):
-            own = {"get_workload_status": 1}  # the read the diagnosis cannot go on without: it ends there
+            # the read the diagnosis cannot go on without, and its events read beside it: it ends there
+            own = {"get_workload_status": 2}
         else:
             own = minimum_of(sub, world)
         if stands_in and own.get("get_workload_status", 0) >= 2:

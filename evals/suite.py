@@ -119,6 +119,11 @@ def fault_run(ref: str, variant: str, endpoint: str, base: dict, tier1: str = "r
     else:
         spec = fm.fault_spec(variant, endpoint, [tuple(x) for x in base["requests"]])
         timeout = fm.READ_TIMEOUT if "timeout" in variant else None
+        if timeout is not None and endpoint == "list" and sc.has_world and \
+                len(json.loads(sc.world.read_text()).get("workloads") or []) > fm.BIG_LISTING:
+            # a page of hundreds of workloads takes longer than READ_TIMEOUT to serve on a loaded machine: the
+            # timeout (and the hold that must outlast it) scale up, or every page would time out, not the faulted one
+            spec["seconds"], timeout = fm.HOLD_BIG, fm.READ_TIMEOUT_BIG
         if tier1 == "mcp":
             from workload_diagnose.evals.mcp_eval import live_run_mcp
 

@@ -151,10 +151,13 @@ class _Shared:
         self._quota = quota if quota is not None and project else None
         self._scope = (cluster_id, project)
         self.calls: list = []
+        self.failed_notes: list[str] = []  # what a read that failed said beside its error
 
     def _record(self, r):
         if hasattr(r, "invocations"):
             self.calls += calls_of(r, Step.DIAGNOSE)
+            if not r.ok:
+                self.failed_notes += [f"{r.tool}: {n}" for n in r.notes]
         return r
 
     def get_workload_status(self, workload_id: str, *, cutoff=None):
@@ -195,8 +198,11 @@ def _one(ctx: Context, req, w, rule, quota: ToolResult | None) -> tuple[Diagnose
             cluster_id=req.cluster_id, workload_id=w.id, intent=rule.intent, lookback=req.lookback,
             now=iso(req.now)))
         res = run(rule.answered_by, sub, replace(ctx, runai=source))
-    except (ApiUnavailable, InvalidInput) as e:
-        return Diagnosed(workload_id=w.id, rule=rule.name, error=str(e)), source.calls, []
+    except (ApiUnavailable, InvalidInput) as e:  # every read that failed on the way is stated, not only the last
+        failed = list(dict.fromkeys(f"{c.request} answered {f'HTTP {c.status}' if c.status else 'nothing'}"
+                                    for c in source.calls if c.status is None or c.status >= 400))
+        failed += [n for n in source.failed_notes if n not in failed]
+        return Diagnosed(workload_id=w.id, rule=rule.name, error=str(e)), source.calls, failed[:READ_NOTES_SHOWN]
     # the diagnosis's own calls, in its order (its concurrent reads finish in any order)
     calls = [Call(step=Step.DIAGNOSE, tool=c.tool, request=c.request, status=c.status) for c in res.tool_calls]
     preemptions = len(res.preemptions) if getattr(res, "preemptions", None) is not None and \

@@ -259,9 +259,16 @@ class RunaiClient(Wire, Token):
             if listed is None:
                 try:
                     body, inv = get(f"/api/v1/workloads/{wid}")
-                except BaseException:  # without the workload there is no status: its error is the read's
-                    if fe is not None:
-                        fe.exception()  # (the events read ends first, whatever it gives)
+                except BaseException as x:  # without the workload there is no status: its error is the read's
+                    if fe is not None:  # (the events read ends first, whatever it gives, and is listed too)
+                        if getattr(x, "invocation", None) is not None:
+                            invs.append(x.invocation)
+                        e = fe.exception()
+                        if getattr(e, "invocation", None) is not None:
+                            event_invs.append(e.invocation)
+                        invs.extend(event_invs)
+                        if isinstance(e, (ToolFailure, Absent)):
+                            notes.append(f"the events read failed too: {getattr(e, 'message', None) or e}")
                     raise
                 invs.append(inv)
                 if admit is not None and isinstance(body, dict):
