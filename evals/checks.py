@@ -387,8 +387,8 @@ def minimum_calls(sc: Scenario, world: dict) -> dict[str, int]:
                     break
         if selected is None:
             return calls
-    if selected is None:  # the workload read answers 404: its events are moot
-        calls["get_workload_status"] = calls.get("get_workload_status", 0) + 1
+    if selected is None:  # the workload read answers 404; its events read went beside it (one round trip) all the same
+        calls["get_workload_status"] = calls.get("get_workload_status", 0) + 2
         return calls
     if not status_done:
         calls["get_workload_status"] = calls.get("get_workload_status", 0) + 2
