@@ -50,10 +50,9 @@ class ReplayTransport(httpx.BaseTransport):
 
 
 def exchanges(cassette_text: str) -> list[tuple[tuple[str, str, str, str], int, list, bytes]]:
-    import yaml
+    from workload_diagnose.evals.cassettes import parse
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    data = yaml.load(cassette_text, Loader=loader) or {}  # noqa: S506 - a safe loader
+    data = parse(cassette_text)
     out = []
     for it in data.get("interactions") or []:
         req, resp = it["request"], it["response"]

@@ -42,11 +42,11 @@ class Read:
 
 def cassette_reads(text: str) -> list[Read]:
     """Every recorded exchange of a cassette (Run:ai and Kubernetes)."""
-    import yaml
+    from workload_diagnose.evals.cassettes import parse
 
     from workload_diagnose.evals.scenarios import REPLAY_URL
 
-    data = yaml.safe_load(text or "") or {}
+    data = parse(text)
     out = []
     for i in data.get("interactions") or []:
         req = i.get("request") or {}

@@ -33,9 +33,8 @@ DEFAULT_BASELINE = Path(__file__).resolve().parent / "baseline.json"
 # ------------------------------------------------------------------------------------------------ one scenario
 def score_replay(ref: str) -> dict:
     """Replay one scenario and run every check; returns a JSON-able record (plus ``_seconds``)."""
-    import yaml
-
     from workload_diagnose.evals import checks, gates
+    from workload_diagnose.evals.cassettes import parse
     from workload_diagnose.evals.runner import replay
 
     _warm()
@@ -55,7 +54,7 @@ def score_replay(ref: str) -> dict:
     seconds = time.perf_counter() - t0
     problems = checks.verdict_problems(sc, res) + [f"invalid result: {x}" for x in checks.validity_problems(res)]
     cassette = sc.cassette.read_text() if sc.cassette.exists() else ""
-    data = yaml.safe_load(cassette) or {}
+    data = parse(cassette)
     inter = data.get("interactions") or []
     bodies = [(i.get("response") or {}).get("body", {}).get("string") or "" for i in inter]
     uris = [(i.get("request") or {}).get("uri") or "" for i in inter]
