@@ -43,7 +43,6 @@ class Read:
 def cassette_reads(text: str) -> list[Read]:
     """Every recorded exchange of a cassette (Run:ai and Kubernetes)."""
     from workload_diagnose.evals.cassettes import parse
-
     from workload_diagnose.evals.scenarios import REPLAY_URL
 
     data = parse(text)

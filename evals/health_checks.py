@@ -54,14 +54,10 @@ def health_validity(res: Any) -> list[str]:
     return out + ["an empty evidence line" for e in res.evidence if not e.text.strip()]
 
 
-def _fails(world: dict, path: str) -> bool:
-    return any(re.search(f.get("path", ""), path) and f.get("times", 1) != 0 and
-               f.get("kind", "status") == "status" for f in world.get("faults") or [])
-
-
-def _repeats(world: dict, path: str) -> bool:
-    """A fault whose pages name the same ``next`` again: the repeat is seen only on the page read after it."""
-    return any(re.search(f.get("path", ""), path) and f.get("times", 1) != 0 and f.get("kind") == "next_repeats"
+def _faulted(world: dict, path: str, kind: str) -> bool:
+    """Whether the world injects a fault of ``kind`` on ``path`` (``status``: its answer replaced; ``next_repeats``:
+    its pages name the same ``next`` again, seen only on the page read after it)."""
+    return any(re.search(f.get("path", ""), path) and f.get("times", 1) != 0 and f.get("kind", "status") == kind
                for f in world.get("faults") or [])
 
 
@@ -73,7 +69,7 @@ def health_minimum_calls(sc: Scenario, world: dict, minimum_of: Callable[[Scenar
     from workload_diagnose.agent.procedures.health.state import DEFAULT_MAX_DIAGNOSES
     from workload_diagnose.evals.scenarios import CaseArgs, Expected
     from workload_diagnose.evals.simulator import complete_workload
-    from workload_diagnose.tools.runai.fleet import STANDS_IN_PHASES
+    from workload_diagnose.tools.runai.fleet import stands_in
     from workload_diagnose.tools.runai.models import Workload
 
     a = sc.args
@@ -83,10 +79,10 @@ def health_minimum_calls(sc: Scenario, world: dict, minimum_of: Callable[[Scenar
     listed = [w for w in listed if w.get("clusterId") == a.cluster_id and
               (w.get("projectName") == a.project if a.project else w.get("departmentName") == a.department)]
     pages = max(1, math.ceil(len(listed) / LIST_PAGE))
-    calls = {"list_workloads": pages + 1 if _repeats(world, "/api/v1/workloads") else pages}
+    calls = {"list_workloads": pages + 1 if _faulted(world, "/api/v1/workloads", "next_repeats") else pages}
     if a.project:
         calls["find_project"] = 1
-    if _fails(world, "/api/v1/workloads"):
+    if _faulted(world, "/api/v1/workloads", "status"):
         return calls
     now = parse_time(a.now)
     cutoff = now - parse_lookback(a.lookback)
@@ -104,13 +100,13 @@ def health_minimum_calls(sc: Scenario, world: dict, minimum_of: Callable[[Scenar
             "procedure": rule.answered_by, "expected": Expected(outcome="diagnosed"),
             "args": CaseArgs(cluster_id=a.cluster_id, workload_id=w.id, intent=rule.intent, lookback=a.lookback,
                              now=a.now)})
-        stands_in = (w.phase or "").lower() in STANDS_IN_PHASES
-        if not stands_in and _fails(world, f"/api/v1/workloads/{w.id}"):
+        shared_status = stands_in(w)
+        if not shared_status and _faulted(world, f"/api/v1/workloads/{w.id}", "status"):
             # the read the diagnosis cannot go on without, and its events read beside it: it ends there
             own = {"get_workload_status": 2}
         else:
             own = minimum_of(sub, world)
-        if stands_in and own.get("get_workload_status", 0) >= 2:
+        if shared_status and own.get("get_workload_status", 0) >= 2:
             own["get_workload_status"] -= 1
         if a.project and w.projectName == a.project:
             own.pop("find_project", None)

@@ -11,11 +11,16 @@ from typing import Any
 from workload_diagnose.tools.base import ToolResult
 from workload_diagnose.tools.runai.models import Workload
 
-__all__ = ["WorkloadReads", "STANDS_IN_PHASES"]
+__all__ = ["WorkloadReads", "STANDS_IN_PHASES", "stands_in"]
 
 # Phases whose listed object can replace ``GET /api/v1/workloads/{id}``: the single read adds only
 # ``pendingSchedulingMessages`` (runai-api.md), which describe a workload that is waiting to be scheduled.
 STANDS_IN_PHASES = frozenset({"failed", "stopped", "crashed", "error"})
+
+
+def stands_in(listed: Any) -> bool:
+    """Whether this listed workload can replace its single-workload read (its phase is one of STANDS_IN_PHASES)."""
+    return listed is not None and (getattr(listed, "phase", None) or "").lower() in STANDS_IN_PHASES
 
 
 class WorkloadReads:
@@ -23,7 +28,7 @@ class WorkloadReads:
 
     def __init__(self, client: Any, listed: Workload | None = None):
         self._c = client.view()
-        self._listed = listed if listed is not None and (listed.phase or "").lower() in STANDS_IN_PHASES else None
+        self._listed = listed if stands_in(listed) else None
         self.spec: ToolResult | None = None
         self.pods: ToolResult | None = None
 

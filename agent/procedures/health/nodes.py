@@ -143,11 +143,10 @@ class _Shared:
 
     def __init__(self, inner: object, listed: object, quota: ToolResult | None, cluster_id: str | None,
                  project: str | None):
-        from workload_diagnose.tools.runai.fleet import STANDS_IN_PHASES
+        from workload_diagnose.tools.runai.fleet import stands_in
 
         self._inner = inner
-        self._listed = listed if (getattr(listed, "phase", None) or "").lower() in STANDS_IN_PHASES and \
-            hasattr(inner, "get_listed_workload_status") else None
+        self._listed = listed if stands_in(listed) and hasattr(inner, "get_listed_workload_status") else None
         self._quota = quota if quota is not None and project else None
         self._scope = (cluster_id, project)
         self.calls: list = []
